@@ -1,0 +1,52 @@
+import numpy as np
+import pytest
+import scipy.stats as scipy_stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import naive
+from simcore import rng
+
+u64 = st.integers(min_value=0, max_value=2**64 - 1)
+small = st.integers(min_value=0, max_value=2**31 - 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(u64, small, small)
+def test_stream_matches_reference(key, a, b):
+    fast = rng.new_stream(np.uint64(key), a, b)
+    ref = naive.SplitMix64(key, a, b)
+    for _ in range(5):
+        assert int(rng.next_u64(fast)) == ref.next_u64()
+    assert rng.uniform(fast) == ref.uniform()
+
+
+@settings(max_examples=100, deadline=None)
+@given(u64, small)
+def test_derive_matches_python_child_key(key, a):
+    assert int(rng.derive(np.uint64(key), a)) == int(rng.child_key(key, a)) == naive.derive(key, a)
+
+
+def test_replicate_keys_stable_under_extension():
+    assert np.array_equal(rng.replicate_keys(11, 3), rng.replicate_keys(11, 5)[:3])
+    assert len(set(rng.replicate_keys(11, 50).tolist())) == 50
+
+
+def test_replicate_keys_reject_bad_seed():
+    with pytest.raises(ValueError, match="seed"):
+        rng.replicate_keys(-1, 2)
+
+
+def test_normal_quantile_accuracy():
+    p = np.concatenate([np.linspace(1e-12, 1e-3, 500), np.linspace(1e-3, 1 - 1e-3, 2000),
+                        1 - np.linspace(1e-12, 1e-3, 500)])
+    fast = np.array([rng.normal_quantile(x) for x in p])
+    assert np.max(np.abs(fast - scipy_stats.norm.ppf(p))) < 1e-8
+
+
+def test_uniform_and_normal_moments():
+    s = rng.new_stream(np.uint64(123), 0, 0)
+    u = np.array([rng.uniform(s) for _ in range(100_000)])
+    z = np.array([rng.normal(s) for _ in range(100_000)])
+    assert 0 < u.min() and u.max() < 1
+    assert abs(u.mean() - 0.5) < 0.005 and abs(z.mean()) < 0.02 and abs(z.std() - 1) < 0.01
