@@ -1,0 +1,219 @@
+"""Grading schemes: NGS, PPI, Elo pairs, IMPs-lost — and their variants.
+
+Every scheme is a module here with
+
+* a frozen dataclass ``Params`` whose fields are the scheme's parameters,
+  each with a default and ``metadata={"help": ..., "choices": ...}``;
+* a class implementing the ``Scheme`` protocol below, whose numba kernels
+  (private ``_kernel`` functions taking only arrays) do the work.
+
+A *variant* is a scheme name plus parameter overrides, written
+``ngs(gain=2, window=1000)``; ``parse_variant`` turns that (or the
+``--set NAME=VALUE`` pairs of ``simcore grade``) into a validated scheme
+object, and rejects unknown names and bad values with a message naming the
+parameter, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+SCHEMES = {
+    "ngs": "simcore.schemes.ngs",
+    "ppi": "simcore.schemes.ppi",
+    "elo-pairs": "simcore.schemes.elo_pairs",
+    "imps-lost": "simcore.schemes.imps_lost",
+}
+"""Scheme name → module.  Each module defines ``Params`` and ``SCHEME``
+(the class implementing ``Scheme``)."""
+
+
+@dataclass
+class PlayerTable:
+    """Per-player facts a scheme may need, all of length P.
+
+    member: False for guests / unknown players (PPI guests, NGS unknowns).
+    at_start: the player was already playing when the scheme started
+        (NGS start grade 50 rather than the newcomer grade 42).
+    initial_grade: explicit initial grade, NaN = the scheme's rule.
+    """
+
+    member: np.ndarray
+    at_start: np.ndarray
+    initial_grade: np.ndarray
+
+    @classmethod
+    def from_results(cls, results) -> "PlayerTable":
+        return cls(results.player_member.copy(), results.player_at_start.copy(),
+                   results.player_initial_grade.copy())
+
+    @property
+    def n_players(self) -> int:
+        return len(self.member)
+
+
+class Scheme(Protocol):
+    """What the engine and ``simcore grade`` call on every scheme.
+
+    ``state`` is a scheme-specific dataclass of numpy arrays (struct of
+    arrays), created by ``new_state`` and mutated in place by ``apply``.
+    """
+
+    name: str
+    params: Any
+
+    def new_state(self, players: PlayerTable, n_partnerships: int) -> Any:
+        """Fresh state for P players (and room for partnership ids)."""
+
+    def grow(self, state: Any, n_partnerships: int) -> Any:
+        """Return state with room for at least ``n_partnerships`` partnerships."""
+
+    def apply(self, state: Any, scored, out_after: np.ndarray) -> None:
+        """Grade every session of ``scored`` (a ScoredResults) in ``scored.order``.
+
+        Writes into ``out_after[e, k]`` (float64, shape (E, 2)) the grade of
+        player ``scored.pair_players[e, k]`` right after the session of pair
+        entry ``e`` was graded (NaN if the scheme did not grade that player
+        in that session).
+        """
+
+    def grades(self, state: Any, day: int) -> np.ndarray:
+        """Current grades (grade units) of all P players on ``day``, NaN if none."""
+
+
+def scheme_names() -> list[str]:
+    return list(SCHEMES)
+
+
+def scheme_module(name: str):
+    if name not in SCHEMES:
+        raise ValueError(f"unknown scheme {name!r}; choose from {', '.join(SCHEMES)}")
+    return importlib.import_module(SCHEMES[name])
+
+
+def params_help(name: str) -> list[tuple[str, str, str]]:
+    """(parameter, default, help) for every parameter of a scheme."""
+    params_cls = scheme_module(name).Params
+    rows = []
+    for f in dataclasses.fields(params_cls):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        text = f.metadata.get("help", "")
+        if "choices" in f.metadata:
+            text += f" (one of: {', '.join(map(str, f.metadata['choices']))})"
+        rows.append((f.name, str(default), text))
+    return rows
+
+
+def _convert(scheme: str, f: dataclasses.Field, raw: Any):
+    want = f.type if isinstance(f.type, type) else {"int": int, "float": float, "bool": bool,
+                                                     "str": str}.get(str(f.type), str)
+    value = raw
+    if isinstance(raw, str):
+        text = raw.strip()
+        try:
+            if want is bool:
+                low = text.lower()
+                if low not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                    raise ValueError
+                value = low in ("true", "1", "yes", "on")
+            elif want is int:
+                value = int(float(text)) if float(text).is_integer() else int(text)
+            elif want is float:
+                value = float(text)
+            else:
+                value = text
+        except ValueError:
+            raise ValueError(f"{scheme}: parameter {f.name}={raw!r} is not a valid {want.__name__}") from None
+    elif want is float and isinstance(raw, (int, np.integer)) and not isinstance(raw, bool):
+        value = float(raw)
+    if want is float and not np.isfinite(value):
+        raise ValueError(f"{scheme}: parameter {f.name}={raw!r} must be a finite number")
+    choices = f.metadata.get("choices")
+    if choices is not None and value not in choices:
+        raise ValueError(f"{scheme}: parameter {f.name}={raw!r} is not one of {', '.join(map(str, choices))}")
+    lo, hi = f.metadata.get("min"), f.metadata.get("max")
+    if lo is not None and value < lo:
+        raise ValueError(f"{scheme}: parameter {f.name}={raw!r} is below its minimum {lo}")
+    if hi is not None and value > hi:
+        raise ValueError(f"{scheme}: parameter {f.name}={raw!r} is above its maximum {hi}")
+    return value
+
+
+def make_params(name: str, overrides: dict[str, Any]):
+    """Validated ``Params`` of scheme ``name`` with ``overrides`` applied."""
+    params_cls = scheme_module(name).Params
+    by_name = {f.name: f for f in dataclasses.fields(params_cls)}
+    kwargs = {}
+    for key, raw in overrides.items():
+        if key not in by_name:
+            raise ValueError(f"{name}: unknown parameter {key!r}; valid parameters: {', '.join(by_name)}")
+        kwargs[key] = _convert(name, by_name[key], raw)
+    params = params_cls(**kwargs)
+    check = getattr(params, "check", None)
+    if check is not None:
+        check()  # cross-field rules, raising ValueError naming the fields
+    return params
+
+
+def make_scheme(name: str, overrides: dict[str, Any] | None = None):
+    """A scheme object (implementing ``Scheme``) with validated parameters."""
+    module = scheme_module(name)
+    return module.SCHEME(make_params(name, overrides or {}))
+
+
+_VARIANT = re.compile(r"^\s*([A-Za-z][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+def parse_variant(text: str) -> tuple[str, dict[str, str]]:
+    """``'ngs(gain=2, window=1000)'`` → ``('ngs', {'gain': '2', 'window': '1000'})``."""
+    m = _VARIANT.match(text)
+    if not m:
+        raise ValueError(f"cannot read scheme variant {text!r}; write e.g. ngs or ngs(gain=2, window=1000)")
+    name, body = m.group(1), m.group(2)
+    scheme_module(name)  # unknown scheme → clear error
+    overrides: dict[str, str] = {}
+    if body and body.strip():
+        for part in body.split(","):
+            if "=" not in part:
+                raise ValueError(f"in {text!r}: {part.strip()!r} is not NAME=VALUE")
+            k, v = part.split("=", 1)
+            k = k.strip()
+            if k in overrides:
+                raise ValueError(f"in {text!r}: parameter {k!r} given twice")
+            overrides[k] = v.strip()
+    return name, overrides
+
+
+def split_variants(text: str) -> list[str]:
+    """Split ``'ngs,ngs(gain=2, window=1000),ppi'`` at top-level commas."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"unbalanced parentheses in scheme list {text!r}")
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if depth:
+        raise ValueError(f"unbalanced parentheses in scheme list {text!r}")
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def variant_label(name: str, overrides: dict[str, Any]) -> str:
+    """Canonical label, e.g. ``ngs(gain=2,window=1000)``; the bare name if no overrides."""
+    if not overrides:
+        return name
+    return f"{name}(" + ",".join(f"{k}={overrides[k]}" for k in sorted(overrides)) + ")"
