@@ -176,7 +176,8 @@ def parse_variant(text: str) -> tuple[str, dict[str, str]]:
     if not m:
         raise ValueError(f"cannot read scheme variant {text!r}; write e.g. ngs or ngs(gain=2, window=1000)")
     name, body = m.group(1), m.group(2)
-    scheme_module(name)  # unknown scheme → clear error
+    if name not in SCHEMES:
+        raise ValueError(f"unknown scheme {name!r} in {text!r}; choose from {', '.join(SCHEMES)}")
     overrides: dict[str, str] = {}
     if body and body.strip():
         for part in body.split(","):
