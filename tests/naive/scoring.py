@@ -1,42 +1,6 @@
-"""Obviously-correct slow reference implementations of every numba kernel.
+"""Reference IMP/VP scales and board scoring (simcore.imps, simcore.scoring)."""
 
-Each fast kernel in ``simcore`` is compared against its counterpart here on
-random inputs (see the ``test_*`` modules).  Nothing here is optimised;
-everything is plain Python on Python numbers so it can be read against SPEC.
-"""
-
-from __future__ import annotations
-
-MASK64 = (1 << 64) - 1
-GOLDEN = 0x9E3779B97F4A7C15
-
-
-# --- rng ------------------------------------------------------------------
-
-def mix64(z: int) -> int:
-    z &= MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-    return z ^ (z >> 31)
-
-
-def derive(key: int, a: int) -> int:
-    return mix64(key ^ mix64((a * GOLDEN + GOLDEN) & MASK64))
-
-
-class SplitMix64:
-    """Reference stream: same sequence as ``simcore.rng.new_stream``."""
-
-    def __init__(self, key: int, a: int, b: int):
-        self.state = derive(derive(key, a), b)
-
-    def next_u64(self) -> int:
-        self.state = (self.state + GOLDEN) & MASK64
-        return mix64(self.state)
-
-    def uniform(self) -> float:
-        return ((self.next_u64() >> 11) + 0.5) / 2.0**53
-
+import math
 
 # --- imps -------------------------------------------------------------------
 

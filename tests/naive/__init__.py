@@ -1,0 +1,12 @@
+"""Obviously-correct slow reference implementations of every numba kernel.
+
+Each fast kernel in ``simcore`` is compared against its counterpart here on
+random inputs (see the ``test_*`` modules).  Nothing here is optimised;
+everything is plain Python on Python numbers so it can be read against SPEC.
+
+Each area has its own module; this package re-exports them all, so tests
+write ``naive.imps(...)``.  Add a module per area and one import line here.
+"""
+
+from .rng import *  # noqa: F401,F403
+from .scoring import *  # noqa: F401,F403
