@@ -500,8 +500,9 @@ def fit_individual(pair_a, pair_b, r, w, n_players, ridge, lower, tol=1e-9, max_
         raise ValueError(f"fit_individual: pair {int(np.argmax(pair_a == pair_b))} has the same player twice")
     if not np.all(np.isfinite(r)):
         raise ValueError(f"fit_individual: r has a non-finite value at pair {int(np.argmin(np.isfinite(r)))}")
-    if m and not (np.all(np.isfinite(w)) and w.min() > 0):
-        raise ValueError(f"fit_individual: weights must be finite and > 0, got {w.min()!r}")
+    bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
+    if len(bad):
+        raise ValueError(f"fit_individual: weights must be finite and > 0, got w[{bad[0]}]={float(w[bad[0]])}")
     if not ridge > 0:
         raise ValueError(f"fit_individual: ridge={ridge!r} must be > 0")
     ends = np.concatenate([pair_a, pair_b])

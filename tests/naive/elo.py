@@ -7,7 +7,7 @@ pair scans every known partnership).
 
 import math
 
-__all__ = ["elo_expected", "NaiveElo", "naive_monthly_of_day"]
+__all__ = ["elo_expected", "NaiveElo", "naive_fit_individual"]
 
 KIND_SWISS_PAIRS, KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS = 2, 3, 4
 
@@ -15,13 +15,6 @@ KIND_SWISS_PAIRS, KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS = 2, 3, 4
 def elo_expected(r1, r2):
     """E = 1 / (1 + 10^((r2 − r1)/400))."""
     return 1.0 / (1.0 + 10.0 ** ((r2 - r1) / 400.0))
-
-
-def naive_monthly_of_day(day):
-    """year*12 + month − 1 of a day number, by the calendar."""
-    import datetime
-    d = datetime.date(1970, 1, 1) + datetime.timedelta(days=int(day))
-    return d.year * 12 + d.month - 1
 
 
 class NaiveElo:
@@ -153,3 +146,42 @@ class NaiveElo:
             if p.update == "running":
                 self.publish()
         return out
+
+
+def naive_fit_individual(pair_a, pair_b, r, w, n_players, ridge, lower):
+    """The individual-rating fit as one bounded linear least-squares problem.
+
+    Rows √w_k·((x_a + x_b)/2 − r_k) for the pairs and √(ridge·W_i)·(x_i − m_i)
+    for each player with pairs (W_i = Σ w of his pairs, m_i their w-mean
+    rating); x ≥ lower.  Solved by scipy.optimize.lsq_linear (BVLS).
+    Players without pairs get NaN.
+    """
+    import numpy as np
+    from scipy.optimize import lsq_linear
+
+    W = [0.0] * n_players
+    WR = [0.0] * n_players
+    for a, b, rk, wk in zip(pair_a, pair_b, r, w):
+        for i in (a, b):
+            W[i] += wk
+            WR[i] += wk * rk
+    cols = [i for i in range(n_players) if W[i] > 0]
+    col = {i: c for c, i in enumerate(cols)}
+    rows, rhs = [], []
+    for a, b, rk, wk in zip(pair_a, pair_b, r, w):
+        row = [0.0] * len(cols)
+        row[col[a]] += 0.5 * math.sqrt(wk)
+        row[col[b]] += 0.5 * math.sqrt(wk)
+        rows.append(row)
+        rhs.append(math.sqrt(wk) * rk)
+    for i in cols:
+        row = [0.0] * len(cols)
+        row[col[i]] = math.sqrt(ridge * W[i])
+        rows.append(row)
+        rhs.append(math.sqrt(ridge * W[i]) * WR[i] / W[i])
+    x = [math.nan] * n_players
+    if cols:
+        sol = lsq_linear(np.array(rows), np.array(rhs), bounds=(lower, np.inf), method="bvls", tol=1e-14)
+        for i, xi in zip(cols, sol.x):
+            x[i] = float(xi)
+    return x
