@@ -436,3 +436,14 @@ def test_adjustment_sd_in_one_ranked_field():
     sim = elo.simulate_adjustment_sd(32, 200, 12, True, "field", sessions=40000, seed=3)
     assert abs(sim["sd"] - 32 * math.sqrt(var_a / 12)) < 4 * sim["se"]
     assert sim["sd"] > 13.7 + 4 * sim["se"]
+
+
+@pytest.mark.parametrize("model", ["independent", "field"])
+def test_rating_simulation_is_zero_sum_and_reproducible(model):
+    """The helper for the stationary rating sd: every session moves the field's
+    ratings by amounts summing to zero (equal K, one outcome per couple)."""
+    a = elo.simulate_rating_sd(32, 200, 12, True, model, sessions=40, replicates=30, seed=5)
+    b = elo.simulate_rating_sd(32, 200, 12, True, model, sessions=40, replicates=30, seed=5)
+    np.testing.assert_allclose(a["ratings"].sum(axis=1), 200.0, atol=1e-8)
+    assert a["sd"] == b["sd"] and a["sd"] > 0
+    assert elo.simulate_rating_sd(0, 200, 3, True, model, sessions=10, replicates=5)["sd"] == 0.0

@@ -100,7 +100,8 @@ Choices where seed 004 is loose (each a parameter where it is a number)
       are about the sd of the per-session *adjustment* ("a measure of
       average rating fluctuation per game"); ``simulate_adjustment_sd``
       reproduces them under independent mini-matches and shows the √12 is
-      not enough when the outcomes share one ranked field.
+      not enough when the outcomes share one ranked field.  The stationary
+      sd of the rating itself is larger (``simulate_rating_sd``).
 
 Run ``python -m simcore.schemes.elo_pairs`` for the throughput.
 """
@@ -815,6 +816,50 @@ def simulate_adjustment_sd(k: float = 32.0, gap: float = 200.0, n_opponents: int
     m4 = np.mean(dev ** 4)
     se = math.sqrt(max(m4 - var * var, 0.0) / sessions) / (2.0 * math.sqrt(var)) if var > 0 else 0.0
     return dict(sd=math.sqrt(var), se=se, expected=e1, adjustments=adj)
+
+
+def simulate_rating_sd(k: float = 32.0, gap: float = 200.0, n_opponents: int = 1,
+                       divide_by_sqrt_n: bool = True, model: str = "independent", sessions: int = 400,
+                       replicates: int = 2000, seed: int = 0) -> dict:
+    """Stationary sd (Elo points) of the strong pair's *rating* under running Elo updates.
+
+    The field of ``simulate_adjustment_sd`` (one pair ``gap`` above
+    ``n_opponents`` equal pairs), but now every pair's rating moves after
+    each session by K(a − e)/√n (or K(a − e)) from the current ratings,
+    starting at the true strengths.  ``replicates`` independent histories
+    are run side by side; the sd is taken across them over the second half
+    of the ``sessions``.  Returns dict(sd=..., mean=..., ratings=(R, N)
+    final ratings).  Ratings are zero-sum: the field's total never changes.
+    """
+    if model not in ("independent", "field"):
+        raise ValueError(f"model={model!r} is not one of independent, field")
+    if n_opponents < 1 or sessions < 2 or replicates < 2:
+        raise ValueError(f"n_opponents={n_opponents!r}, sessions={sessions!r} and replicates={replicates!r} "
+                         "must be at least 1, 2 and 2")
+    rng = np.random.default_rng(seed)
+    n = n_opponents + 1
+    true = np.zeros(n)
+    true[0] = gap
+    r = np.tile(true, (replicates, 1))
+    p_true = expected_score(true[:, None], true[None, :])
+    upper = np.triu(np.ones((n, n), bool), 1)
+    scale = k / math.sqrt(n_opponents) if divide_by_sqrt_n else k
+    track = []
+    for t in range(sessions):
+        if model == "independent":
+            won = rng.random((replicates, n, n)) < p_true
+        else:
+            perf = true * math.log(10.0) / 400.0 + rng.gumbel(size=(replicates, n))
+            won = perf[:, :, None] > perf[:, None, :]
+        won = np.where(upper, won, ~np.swapaxes(won, 1, 2))  # one outcome per couple
+        actual = won.astype(float)
+        idx = np.arange(n)
+        actual[:, idx, idx] = 0.5
+        r = r + scale * (actual - expected_score(r[:, :, None], r[:, None, :])).sum(axis=2)
+        if t >= sessions // 2:
+            track.append(r[:, 0].copy())
+    track = np.array(track)
+    return dict(sd=float(track.std(axis=1).mean()), mean=float(track.mean()), ratings=r)
 
 
 # --- throughput ---------------------------------------------------------------
