@@ -447,3 +447,18 @@ def test_rating_simulation_is_zero_sum_and_reproducible(model):
     np.testing.assert_allclose(a["ratings"].sum(axis=1), 200.0, atol=1e-8)
     assert a["sd"] == b["sd"] and a["sd"] > 0
     assert elo.simulate_rating_sd(0, 200, 3, True, model, sessions=10, replicates=5)["sd"] == 0.0
+
+
+def test_new_state_rejects_bad_players():
+    scheme = elo.EloPairs()
+    with pytest.raises(ValueError, match=r"initial_grade\[1\]=inf is not finite"):
+        scheme.new_state(players(2, [50.0, np.inf]), 1)
+    with pytest.raises(ValueError, match="n_partnerships=-1 must be >= 0"):
+        scheme.new_state(players(2), -1)
+
+
+def test_pair_start_must_cover_the_entries():
+    scored = _one()
+    scored.pair_start = np.array([0, 1], np.int64)
+    with pytest.raises(ValueError, match=r"pair_start \(length 2, from \[0\] to \[1\]\) must rise from 0 to the 2"):
+        elo.EloPairs().apply(elo.EloPairs().new_state(players(4), 2), scored, np.empty((2, 2)))

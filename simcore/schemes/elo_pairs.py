@@ -576,7 +576,7 @@ class EloPairs:
         seed = np.where(np.isnan(init), p.seed_rating, p.seed_rating + (init - 50.0) * p.elo_per_grade)
         if not np.all(np.isfinite(seed)):
             bad = int(np.argmin(np.isfinite(seed)))
-            raise ValueError(f"PlayerTable.initial_grade[{bad}]={init[bad]!r} is not finite")
+            raise ValueError(f"PlayerTable.initial_grade[{bad}]={float(init[bad])} is not finite")
         return EloState(**_partnership_arrays(int(n_partnerships)),
                         player_sum=np.zeros(n), player_count=np.zeros(n, np.int32),
                         player_seed=seed.astype(np.float64), indiv=np.full(n, np.nan),
@@ -687,7 +687,8 @@ def _validate(state: EloState, scored, out_after: np.ndarray) -> None:
         raise ValueError("ScoredResults.order is not a permutation of the sessions")
     ps = np.asarray(scored.pair_start)
     if len(ps) != n_s + 1 or ps[0] != 0 or ps[-1] != n_e or np.any(np.diff(ps) < 0):
-        raise ValueError(f"ScoredResults.pair_start={ps!r} does not cover the {n_e} pair entries")
+        raise ValueError(f"ScoredResults.pair_start (length {len(ps)}, from {ps[:1].tolist()} to "
+                         f"{ps[-1:].tolist()}) must rise from 0 to the {n_e} pair entries in {n_s + 1} offsets")
     kind = np.asarray(scored.kind)
     bad = np.flatnonzero((kind < 0) | (kind >= len(MOVEMENT_KINDS)))
     if len(bad):
