@@ -115,7 +115,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._jit import kernel
-from ..results import (KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_ONLINE, KIND_SWISS_PAIRS,
+from ..results import (KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_SWISS_PAIRS,
                        KIND_SWISS_TEAMS, MOVEMENT_KINDS, days_to_months)
 
 DAYS_PER_YEAR = 365.25
