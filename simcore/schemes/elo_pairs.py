@@ -1,0 +1,958 @@
+"""Curley's Elo pair ratings (SPEC §1.3; seed 004, The Bridge World 2010).
+
+Ratings (Elo points, seed average 1500) belong to partnerships.  Pair 1's
+expected score against pair 2 is
+
+    E = 1 / (1 + 10^((r2 - r1)/400))
+
+and after a session a pair's rating moves by
+
+    Δr = K · (a − e) / √n
+
+where, for the kinds of movement:
+
+* pairs (Mitchell, Howell, online): the opponents are the other pairs of its
+  competition group (``pair_group``: its direction in a two-winner event,
+  the whole field in a one-winner event); e = Σ E over them, a = pairs it
+  outscored (``pair_score``) + ½ per tie, n = how many;
+* Swiss pairs: per match row, the pair at its table; a = Σ ``match_result``,
+  n = number of matches;
+* multiple / Swiss teams: a team of two pairs has the effective rating
+  (r1 + r2)/√2; per match row E is taken between the two teams' effective
+  ratings, a = Σ ``match_result``, n = number of matches (opposing teams,
+  e.g. 4 in a 7-board Swiss); both pairs of a team get the same Δ/K.
+
+Established and provisional pairs
+    A pair is *established* once it has ``established_sessions`` rated
+    sessions (counted at publication), provisional before.  An established
+    pair's update uses only established opponents (for teams: only matches
+    against teams whose two pairs are both established; and if its own
+    team-mate is provisional it gets no change at all — "if any pair is
+    unrated or provisionally rated, no established rating points change").
+    A provisional pair uses every opponent, those established counting
+    ``ref_weight`` times as much (the seed's "extra weight" for reference
+    pairs).  With weights w the update is the weighted generalisation
+    Δr = K·√n·Σw(a−E)/Σw, which is exactly K(a − e)/√n when all w are equal.
+    K is ``k_provisional`` for provisional pairs, ``k`` for established ones
+    and ``k_top`` for established pairs rated at or above ``top_rating``.
+    A pair that has not played for ``stale_years`` is provisional again when
+    it returns (it keeps its old rating as the starting point).
+
+New pairs
+    start at the mean of the current (published, provisional included)
+    ratings of every partnership either player belongs to; if there is none,
+    at the mean of the two players' seed ratings — ``seed_rating``, or the
+    player's explicit ``PlayerTable.initial_grade`` mapped to Elo points.
+    Per-player running sums keep this O(1).
+
+Monthly batch or running
+    ``update="monthly"`` (default, as the seed recommends): every session of
+    a calendar month (``ScoredResults.month``) is rated from the ratings and
+    statuses published at the month start; the adjustments are summed and
+    published when the first session of a later month arrives (or, for
+    ``grades``, on any day of a later month).  ``update="running"``: the
+    adjustments of a session are published right after it.
+
+Grade units
+    grade = 50 + (rating − seed_rating) / elo_per_grade.  The default
+    elo_per_grade = 1600 / (100·ln 10) ≈ 6.95 Elo points per grade point
+    makes a 1-grade-point edge a 1 % edge in expected score near Δr = 0
+    (E ≈ 0.5 + Δr·ln 10 / 1600), matching a 1 % edge in MP.
+    ``apply`` writes the pair's rating after the session in grade units for
+    both players (monthly: published rating + the month's adjustments so
+    far); NaN when the pair was not rated in that session (no usable
+    opponent).  ``grades`` maps *individual* ratings.
+
+Individual ratings
+    fit each player's rating x (Elo points) so that an established pair's
+    rating ≈ the mean of its two players' ratings: minimise
+
+        Σ_pairs w (r − (x_a + x_b)/2)² + ridge · Σ_players W_i (x_i − m_i)²
+
+    subject to x ≥ ``min_rating``, with w = sessions^fit_session_power ·
+    2^(−years since last played / fit_half_life_years), W_i = Σ w of the
+    player's pairs and m_i = their w-weighted mean rating (the seed's first
+    step).  The small ridge makes the fit unique: a player graph with no odd
+    cycle (e.g. one regular partnership) leaves the pure least-squares
+    problem rank-deficient.  Solved by projected Gauss–Seidel with a warm
+    start from the last fit.  Stale pairs are left out; players with no
+    established, current pair get NaN.
+
+Choices where seed 004 is loose (each a parameter where it is a number)
+    * K: established 32 (seed), provisional 64 and 16 from 2400 up (the
+      seed only says "larger" / "smaller in the upper echelons"; these are
+      the USCF-style values); established after 10 sessions (seed: 5–10);
+      stale after 3 years (seed: "several years").
+    * An established pair whose field holds no other established pair, a
+      lone pair, or a pair sitting out every match is *not rated* in that
+      session: no change, the session does not count, ``out_after`` is NaN.
+    * Pairs events count a win/tie/loss against every same-group pair from
+      ``pair_score`` (the definition of ``pair_beaten``), because the
+      established-only rule needs the outcome against each opponent.
+    * Teams: n is the number of the pair's match rows (= opposing teams when
+      each is met once); a provisional pair on a team with an established
+      one is rated with the whole team's result, its established team-mate
+      is frozen.  Each pair uses its own K, so Δ/K is the same for both.
+    * Monthly status: the session count toward establishment is published
+      with the ratings, so a new pair stays provisional for its whole first
+      month.  A returning stale pair keeps its old rating as the start.
+    * The claims "sd ≈ 14 head-to-head, ≈ 50 in a 13-pair field without √n"
+      are about the sd of the per-session *adjustment* ("a measure of
+      average rating fluctuation per game"); ``simulate_adjustment_sd``
+      reproduces them under independent mini-matches and shows the √12 is
+      not enough when the outcomes share one ranked field.  The stationary
+      sd of the rating itself is larger (``simulate_rating_sd``).
+
+Run ``python -m simcore.schemes.elo_pairs`` for the throughput.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._jit import kernel
+from ..results import (KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_SWISS_PAIRS,
+                       KIND_SWISS_TEAMS, MOVEMENT_KINDS, days_to_months)
+
+DAYS_PER_YEAR = 365.25
+ELO_PER_GRADE = 1600.0 / (100.0 * math.log(10.0))
+"""Elo points per grade point: 1 grade point ≈ a 1 % edge in expected score."""
+UPDATES = ("monthly", "running")
+NEVER = np.iinfo(np.int32).min
+"""``last_day`` of a partnership never seen."""
+
+
+@dataclass(frozen=True)
+class Params:
+    """Parameters of the Elo pairs scheme; ratings in Elo points."""
+
+    k: float = field(default=32.0, metadata={
+        "help": "K for established pairs (Elo points per unit of a - e)", "min": 0.0})
+    k_provisional: float = field(default=64.0, metadata={
+        "help": "K for provisional pairs (the seed: larger, for faster convergence)", "min": 0.0})
+    k_top: float = field(default=16.0, metadata={
+        "help": "K for established pairs rated at or above top_rating", "min": 0.0})
+    top_rating: float = field(default=2400.0, metadata={
+        "help": "rating (Elo points) from which established pairs use k_top"})
+    established_sessions: int = field(default=10, metadata={
+        "help": "rated sessions after which a pair is established (seed: 5-10)", "min": 0})
+    ref_weight: float = field(default=1.0, metadata={
+        "help": "weight of established opponents in a provisional pair's update", "min": 0.0})
+    update: str = field(default="monthly", metadata={
+        "help": "monthly: batch from the ratings published at the month start; "
+                "running: publish after every session", "choices": UPDATES})
+    stale_years: float = field(default=3.0, metadata={
+        "help": "years without play after which a pair is provisional again", "min": 0.0})
+    seed_rating: float = field(default=1500.0, metadata={
+        "help": "rating (Elo points) of players with no rated partnership; grade 50"})
+    elo_per_grade: float = field(default=ELO_PER_GRADE, metadata={
+        "help": "Elo points per grade point: grade = 50 + (rating - seed_rating)/elo_per_grade",
+        "min": 1e-9})
+    min_rating: float = field(default=0.0, metadata={
+        "help": "lower bound (Elo points) of individual ratings"})
+    fit_session_power: float = field(default=1.0, metadata={
+        "help": "individual fit: a pair's weight grows as sessions**power", "min": 0.0})
+    fit_half_life_years: float = field(default=1.0, metadata={
+        "help": "individual fit: a pair's weight halves every this many years since it "
+                "last played (0 = no currency weighting)", "min": 0.0})
+    fit_ridge: float = field(default=0.05, metadata={
+        "help": "individual fit: pull of each player towards the mean rating of his pairs "
+                "(relative to his total pair weight)", "min": 1e-9})
+    fit_tol: float = field(default=1e-9, metadata={
+        "help": "individual fit: stop when no rating moves more than this (Elo points)",
+        "min": 1e-15})
+    fit_max_iter: int = field(default=10000, metadata={
+        "help": "individual fit: maximum Gauss-Seidel sweeps", "min": 1})
+
+    def check(self) -> None:
+        """Cross-field and type rules (ValueError naming the field and value)."""
+        for name in ("k", "k_provisional", "k_top", "top_rating", "ref_weight", "stale_years",
+                     "seed_rating", "elo_per_grade", "min_rating", "fit_session_power",
+                     "fit_half_life_years", "fit_ridge", "fit_tol"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value):
+                raise ValueError(f"elo-pairs: parameter {name}={value!r} must be a finite number")
+        for name in ("k", "k_provisional", "k_top", "ref_weight", "stale_years",
+                     "fit_session_power", "fit_half_life_years"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"elo-pairs: parameter {name}={getattr(self, name)!r} must be >= 0")
+        for name in ("elo_per_grade", "fit_ridge", "fit_tol"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"elo-pairs: parameter {name}={getattr(self, name)!r} must be > 0")
+        if self.established_sessions < 0:
+            raise ValueError(f"elo-pairs: parameter established_sessions={self.established_sessions!r} "
+                             "must be >= 0")
+        if self.fit_max_iter < 1:
+            raise ValueError(f"elo-pairs: parameter fit_max_iter={self.fit_max_iter!r} must be >= 1")
+        if self.update not in UPDATES:
+            raise ValueError(f"elo-pairs: parameter update={self.update!r} is not one of "
+                             f"{', '.join(UPDATES)}")
+
+    @property
+    def stale_days(self) -> float:
+        return self.stale_years * DAYS_PER_YEAR
+
+
+@dataclass
+class EloState:
+    """Struct of arrays: K partnership slots (capacity) and P players.
+
+    Partnerships (K):
+        rating         float64  published rating, Elo points
+        pending        float64  adjustments of the current month not yet
+                                published, Elo points (always 0 between
+                                sessions with ``update="running"``)
+        sessions       int32    rated sessions counted toward establishment
+                                (published; reset to 0 when stale)
+        month_sessions int32    rated sessions not yet published
+        last_day       int32    last day played (days since 1970), NEVER if unseen
+        players        int32 (K, 2)  the two players, -1 if unseen
+        touched        int32    partnerships with unpublished changes (first n_touched)
+        is_touched     int8     1 if in ``touched``
+    Players (P):
+        player_sum     float64  Σ published ratings of the player's partnerships
+        player_count   int32    number of the player's partnerships
+        player_seed    float64  rating given when neither player has a partnership
+        indiv          float64  last individual ratings fitted (warm start), NaN = none
+    clock  int64 (3): current month (−1 before any session), last day processed
+           (NEVER before any), n_touched.
+    """
+
+    rating: np.ndarray
+    pending: np.ndarray
+    sessions: np.ndarray
+    month_sessions: np.ndarray
+    last_day: np.ndarray
+    players: np.ndarray
+    touched: np.ndarray
+    is_touched: np.ndarray
+    player_sum: np.ndarray
+    player_count: np.ndarray
+    player_seed: np.ndarray
+    indiv: np.ndarray
+    clock: np.ndarray
+
+    @property
+    def capacity(self) -> int:
+        return len(self.rating)
+
+    @property
+    def n_players(self) -> int:
+        return len(self.player_sum)
+
+
+_PARTNERSHIP_FIELDS = ("rating", "pending", "sessions", "month_sessions", "last_day", "players",
+                       "touched", "is_touched")
+
+
+def _partnership_arrays(n: int) -> dict:
+    return dict(rating=np.zeros(n), pending=np.zeros(n), sessions=np.zeros(n, np.int32),
+                month_sessions=np.zeros(n, np.int32), last_day=np.full(n, NEVER, np.int32),
+                players=np.full((n, 2), -1, np.int32), touched=np.zeros(n, np.int32),
+                is_touched=np.zeros(n, np.int8))
+
+
+# --- expected score ---------------------------------------------------------
+
+def expected_score(r1, r2):
+    """Elo expected score of rating ``r1`` against ``r2`` (Elo points): 0..1."""
+    return 1.0 / (1.0 + 10.0 ** ((np.asarray(r2, float) - np.asarray(r1, float)) / 400.0))
+
+
+def team_rating(r1, r2):
+    """Effective rating (Elo points) of a team of two pairs: (r1 + r2)/√2."""
+    return (np.asarray(r1, float) + np.asarray(r2, float)) / math.sqrt(2.0)
+
+
+def rating_to_grade(rating, params: Params):
+    """Elo points → grade units: 50 + (rating − seed_rating)/elo_per_grade."""
+    return 50.0 + (np.asarray(rating, float) - params.seed_rating) / params.elo_per_grade
+
+
+def grade_to_rating(grade, params: Params):
+    """Grade units → Elo points (inverse of ``rating_to_grade``)."""
+    return params.seed_rating + (np.asarray(grade, float) - 50.0) * params.elo_per_grade
+
+
+# --- the session kernel -----------------------------------------------------
+
+@kernel
+def _publish(rating, pending, sessions, month_sessions, players, touched, is_touched,
+             player_sum, clock):
+    """Add the unpublished adjustments and session counts of touched pairs."""
+    for t in range(clock[2]):
+        p = touched[t]
+        d = pending[p]
+        rating[p] += d
+        player_sum[players[p, 0]] += d
+        player_sum[players[p, 1]] += d
+        pending[p] = 0.0
+        sessions[p] += month_sessions[p]
+        month_sessions[p] = 0
+        is_touched[p] = 0
+    clock[2] = 0
+
+
+@kernel
+def _apply_kernel(order, day, month, kind, pair_start, pair_players, pair_partnership, pair_group,
+                  pair_score, match_start, match_opp, match_mate, match_opp_mate, match_result,
+                  monthly, k_est, k_prov, k_top, top_rating, n_established, ref_weight, stale_days,
+                  seed_rating, elo_per_grade,
+                  rating, pending, sessions, month_sessions, last_day, players, touched, is_touched,
+                  player_sum, player_count, player_seed, clock,
+                  q, w_sum, delta, est_flag, n_used, rated, out_after):
+    """Rate the sessions of one chunk in ``order``; see the module docstring.
+
+    Scratch arrays q, w_sum, delta (float64), est_flag, rated (int8) and
+    n_used (int32) have one slot per pair entry.  ``out_after`` (E, 2)
+    receives grade units or NaN.
+    """
+    sqrt2 = math.sqrt(2.0)
+    for s in order:
+        if monthly and month[s] != clock[0] and clock[0] >= 0:
+            _publish(rating, pending, sessions, month_sessions, players, touched, is_touched,
+                     player_sum, clock)
+        clock[0] = month[s]
+        clock[1] = day[s]
+        lo = pair_start[s]
+        hi = pair_start[s + 1]
+        # new pairs get their initial rating; returning stale pairs turn provisional
+        for e in range(lo, hi):
+            p = pair_partnership[e]
+            if last_day[p] == NEVER:
+                a = pair_players[e, 0]
+                b = pair_players[e, 1]
+                cnt = player_count[a] + player_count[b]
+                if cnt > 0:
+                    r0 = (player_sum[a] + player_sum[b]) / cnt
+                else:
+                    r0 = 0.5 * (player_seed[a] + player_seed[b])
+                rating[p] = r0
+                players[p, 0] = a
+                players[p, 1] = b
+                player_sum[a] += r0
+                player_sum[b] += r0
+                player_count[a] += 1
+                player_count[b] += 1
+            elif day[s] - last_day[p] > stale_days:
+                sessions[p] = 0
+                month_sessions[p] = 0
+            last_day[p] = day[s]
+        # adjustments, all from the ratings published before this session
+        ks = kind[s]
+        if ks == KIND_SWISS_PAIRS or ks == KIND_MULTIPLE_TEAMS or ks == KIND_SWISS_TEAMS:
+            teams = ks != KIND_SWISS_PAIRS
+            for e in range(lo, hi):
+                p = pair_partnership[e]
+                est = sessions[p] >= n_established
+                r_own = rating[p]
+                if teams and match_start[e + 1] > match_start[e]:
+                    mp = pair_partnership[match_mate[match_start[e]]]
+                    r_own = (rating[p] + rating[mp]) / sqrt2
+                    if est and sessions[mp] < n_established:
+                        rated[e] = 0  # a provisional team-mate: no established points change
+                        continue
+                used = 0
+                sw = 0.0
+                swd = 0.0
+                for m in range(match_start[e], match_start[e + 1]):
+                    o = pair_partnership[match_opp[m]]
+                    r_opp = rating[o]
+                    opp_est = sessions[o] >= n_established
+                    if teams:
+                        oq = pair_partnership[match_opp_mate[m]]
+                        r_opp = (rating[o] + rating[oq]) / sqrt2
+                        opp_est = opp_est and sessions[oq] >= n_established
+                    if est:
+                        if not opp_est:
+                            continue
+                        w = 1.0
+                    else:
+                        w = ref_weight if opp_est else 1.0
+                    if w <= 0.0:
+                        continue
+                    ex = 1.0 / (1.0 + 10.0 ** ((r_opp - r_own) / 400.0))
+                    used += 1
+                    sw += w
+                    swd += w * (match_result[m] - ex)
+                if used == 0:
+                    rated[e] = 0
+                    continue
+                kk = k_prov if not est else (k_top if rating[p] >= top_rating else k_est)
+                delta[e] = kk * math.sqrt(used) * swd / sw
+                rated[e] = 1
+        else:
+            # pairs ranked in groups.  Each couple (e, o) is visited once: E_oe = 1 − E_eo
+            # and a_oe = 1 − a_eo; E_eo = q_e / (q_e + q_o) with q = 10^((r − rmax)/400).
+            # An opponent's weight is 1 for a provisional pair (ref_weight if the
+            # opponent is established) and 1 or 0 (opponent provisional) for an
+            # established pair.
+            rmax = -np.inf
+            for e in range(lo, hi):
+                rmax = max(rmax, rating[pair_partnership[e]])
+            for e in range(lo, hi):
+                p = pair_partnership[e]
+                q[e] = 10.0 ** ((rating[p] - rmax) / 400.0)
+                est_flag[e] = 1 if sessions[p] >= n_established else 0
+                n_used[e] = 0
+                w_sum[e] = 0.0
+                delta[e] = 0.0  # Σ w (a − E) until the end of the session
+            for e in range(lo, hi):
+                g = pair_group[e]
+                se = pair_score[e]
+                qe = q[e]
+                est_e = est_flag[e]
+                # weights of e's opponent o (w_eo) and of e as o's opponent (w_oe),
+                # by o's status: provisional (p) or established (x)
+                w_eo_p = 0.0 if est_e else 1.0
+                w_eo_x = 1.0 if est_e else ref_weight
+                w_oe_p = ref_weight if est_e else 1.0
+                w_oe_x = 1.0 if est_e else 0.0
+                used = n_used[e]
+                sw = w_sum[e]
+                swd = delta[e]
+                for o in range(e + 1, hi):
+                    if pair_group[o] != g:
+                        continue
+                    so = pair_score[o]
+                    d = (se > so) + 0.5 * (se == so) - qe / (qe + q[o])  # branch-free: ties are common
+                    est_o = est_flag[o]  # 0/1; arithmetic, since statuses mix unpredictably
+                    w_eo = w_eo_p + est_o * (w_eo_x - w_eo_p)
+                    w_oe = w_oe_p + est_o * (w_oe_x - w_oe_p)
+                    used += w_eo > 0.0
+                    sw += w_eo
+                    swd += w_eo * d
+                    n_used[o] += w_oe > 0.0
+                    w_sum[o] += w_oe
+                    delta[o] -= w_oe * d
+                n_used[e] = used
+                w_sum[e] = sw
+                delta[e] = swd
+            for e in range(lo, hi):
+                if n_used[e] == 0:
+                    rated[e] = 0
+                    continue
+                p = pair_partnership[e]
+                kk = k_prov if est_flag[e] == 0 else (k_top if rating[p] >= top_rating else k_est)
+                delta[e] = kk * math.sqrt(n_used[e]) * delta[e] / w_sum[e]
+                rated[e] = 1
+        # book the adjustments; publish now when running
+        for e in range(lo, hi):
+            p = pair_partnership[e]
+            if rated[e]:
+                pending[p] += delta[e]
+                month_sessions[p] += 1
+                if is_touched[p] == 0:
+                    is_touched[p] = 1
+                    touched[clock[2]] = p
+                    clock[2] += 1
+                g = 50.0 + (rating[p] + pending[p] - seed_rating) / elo_per_grade
+                out_after[e, 0] = g
+                out_after[e, 1] = g
+            else:
+                out_after[e, 0] = np.nan
+                out_after[e, 1] = np.nan
+        if not monthly:
+            _publish(rating, pending, sessions, month_sessions, players, touched, is_touched,
+                     player_sum, clock)
+
+
+# --- the individual-rating fit ----------------------------------------------
+
+@kernel
+def _fit_kernel(pair_a, pair_b, r, w, indptr, incident, prior, ridge, lower, x, tol, max_iter):
+    """Projected Gauss–Seidel for the bounded ridge least-squares fit.
+
+    Minimises Σ_k w_k ((x_a + x_b)/2 − r_k)² + ridge·Σ_i W_i (x_i − prior_i)²
+    subject to x ≥ lower, where W_i = Σ w over the pairs of player i.
+    Player i's pairs are ``incident[indptr[i]:indptr[i+1]]``; players with
+    none are left untouched.  ``x`` (Elo points) holds the warm start and
+    receives the solution.  Returns the number of sweeps.
+    """
+    n = x.shape[0]
+    sweeps = 0
+    for it in range(max_iter):
+        sweeps = it + 1
+        biggest = 0.0
+        for i in range(n):
+            if indptr[i] == indptr[i + 1]:
+                continue
+            num = 0.0
+            wi = 0.0
+            for t in range(indptr[i], indptr[i + 1]):
+                kk = incident[t]
+                j = pair_b[kk] if pair_a[kk] == i else pair_a[kk]
+                num += w[kk] * (r[kk] - 0.5 * x[j])
+                wi += w[kk]
+            num += 2.0 * ridge * wi * prior[i]
+            xi = num / (0.5 * wi + 2.0 * ridge * wi)
+            if xi < lower:
+                xi = lower
+            change = abs(xi - x[i])
+            if change > biggest:
+                biggest = change
+            x[i] = xi
+        if biggest <= tol:
+            break
+    return sweeps
+
+
+def fit_individual(pair_a, pair_b, r, w, n_players, ridge, lower, tol=1e-9, max_iter=10000, x0=None):
+    """Individual ratings (Elo points) from pair ratings by bounded ridge least squares.
+
+    pair_a, pair_b: the two players of each pair (int, length M); r: pair
+    ratings (Elo points); w: weights (> 0).  Minimises
+    Σ w (r − (x_a + x_b)/2)² + ridge·Σ_i W_i (x_i − m_i)² with x ≥ lower,
+    where W_i = Σ w of player i's pairs and m_i their w-weighted mean rating.
+    Returns (x, sweeps); players with no pair get NaN.  ``x0`` (P) is a
+    warm start (NaN entries start at m_i).
+    """
+    pair_a = np.ascontiguousarray(pair_a, np.int32)
+    pair_b = np.ascontiguousarray(pair_b, np.int32)
+    r = np.ascontiguousarray(r, np.float64)
+    w = np.ascontiguousarray(w, np.float64)
+    m = len(r)
+    if not (len(pair_a) == len(pair_b) == len(w) == m):
+        raise ValueError(f"fit_individual: pair_a, pair_b, r and w must have one length, got "
+                         f"{len(pair_a)}, {len(pair_b)}, {m}, {len(w)}")
+    if m and (min(pair_a.min(), pair_b.min()) < 0 or max(pair_a.max(), pair_b.max()) >= n_players):
+        raise ValueError(f"fit_individual: a player id is outside 0..{n_players - 1}")
+    if m and np.any(pair_a == pair_b):
+        raise ValueError(f"fit_individual: pair {int(np.argmax(pair_a == pair_b))} has the same player twice")
+    if not np.all(np.isfinite(r)):
+        raise ValueError(f"fit_individual: r has a non-finite value at pair {int(np.argmin(np.isfinite(r)))}")
+    bad = np.flatnonzero(~(np.isfinite(w) & (w > 0)))
+    if len(bad):
+        raise ValueError(f"fit_individual: weights must be finite and > 0, got w[{bad[0]}]={float(w[bad[0]])}")
+    if not ridge > 0:
+        raise ValueError(f"fit_individual: ridge={ridge!r} must be > 0")
+    ends = np.concatenate([pair_a, pair_b])
+    by_player = np.argsort(ends, kind="stable")
+    incident = (by_player % max(m, 1)).astype(np.int32)
+    counts = np.bincount(ends, minlength=n_players)
+    indptr = np.zeros(n_players + 1, np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    wsum = np.bincount(ends, weights=np.concatenate([w, w]), minlength=n_players)
+    wrsum = np.bincount(ends, weights=np.concatenate([w * r, w * r]), minlength=n_players)
+    has = counts > 0
+    prior = np.full(n_players, np.nan)
+    prior[has] = wrsum[has] / wsum[has]
+    x = np.full(n_players, np.nan)
+    if x0 is not None:
+        x[:] = x0
+    start = has & ~np.isfinite(x)
+    x[start] = np.maximum(prior[start], lower)
+    x[~has] = np.nan
+    sweeps = _fit_kernel(pair_a, pair_b, r, w, indptr, incident, prior, float(ridge), float(lower),
+                         x, float(tol), int(max_iter))
+    return x, int(sweeps)
+
+
+# --- the scheme ---------------------------------------------------------------
+
+class EloPairs:
+    """The Elo pairs scheme (``Scheme`` protocol); see the module docstring."""
+
+    name = "elo-pairs"
+
+    def __init__(self, params: Params | None = None):
+        self.params = params or Params()
+        self.params.check()
+
+    # state ------------------------------------------------------------------
+    def new_state(self, players, n_partnerships: int) -> EloState:
+        """Fresh state for ``players`` (a PlayerTable) and ``n_partnerships`` slots."""
+        if n_partnerships < 0:
+            raise ValueError(f"n_partnerships={n_partnerships!r} must be >= 0")
+        p = self.params
+        n = players.n_players
+        init = np.asarray(players.initial_grade, np.float64)
+        if len(init) != n:
+            raise ValueError(f"PlayerTable.initial_grade has length {len(init)}, expected {n}")
+        seed = np.where(np.isnan(init), p.seed_rating, p.seed_rating + (init - 50.0) * p.elo_per_grade)
+        if not np.all(np.isfinite(seed)):
+            bad = int(np.argmin(np.isfinite(seed)))
+            raise ValueError(f"PlayerTable.initial_grade[{bad}]={float(init[bad])} is not finite")
+        return EloState(**_partnership_arrays(int(n_partnerships)),
+                        player_sum=np.zeros(n), player_count=np.zeros(n, np.int32),
+                        player_seed=seed.astype(np.float64), indiv=np.full(n, np.nan),
+                        clock=np.array([-1, NEVER, 0], np.int64))
+
+    def grow(self, state: EloState, n_partnerships: int) -> EloState:
+        """Room for at least ``n_partnerships`` partnerships (amortised: ×1.5)."""
+        old = state.capacity
+        if n_partnerships <= old:
+            return state
+        new = max(int(n_partnerships), old + old // 2)
+        fresh = _partnership_arrays(new)
+        for name in _PARTNERSHIP_FIELDS:
+            fresh[name][:old] = getattr(state, name)
+            setattr(state, name, fresh[name])
+        return state
+
+    # rating -------------------------------------------------------------------
+    def apply(self, state: EloState, scored, out_after: np.ndarray) -> None:
+        """Rate every session of ``scored`` in ``scored.order``.
+
+        ``out_after[e, k]`` (float64, (E, 2)) receives the rating of entry
+        ``e``'s partnership after its session in grade units (monthly: the
+        published rating plus this month's adjustments so far), or NaN if
+        the pair was not rated in that session.
+        """
+        _validate(state, scored, out_after)
+        p = self.params
+        n_e = scored.n_entries
+        q = np.empty(n_e)
+        w_sum = np.empty(n_e)
+        est_flag = np.empty(n_e, np.int8)
+        n_used = np.empty(n_e, np.int32)
+        delta = np.zeros(n_e)
+        rated = np.zeros(n_e, np.int8)
+        i32, i64, f64 = np.int32, np.int64, np.float64
+        c = lambda name, dtype: np.ascontiguousarray(getattr(scored, name), dtype)  # noqa: E731
+        _apply_kernel(
+            c("order", i32), c("day", i32), c("month", i32), c("kind", np.int8), c("pair_start", i64),
+            c("pair_players", i32), c("pair_partnership", i32), c("pair_group", i32),
+            c("pair_score", f64), c("match_start", i64), c("match_opp", i32), c("match_mate", i32),
+            c("match_opp_mate", i32), c("match_result", f64),
+            p.update == "monthly", float(p.k), float(p.k_provisional), float(p.k_top),
+            float(p.top_rating), int(p.established_sessions), float(p.ref_weight),
+            float(p.stale_days), float(p.seed_rating), float(p.elo_per_grade),
+            state.rating, state.pending, state.sessions, state.month_sessions, state.last_day,
+            state.players, state.touched, state.is_touched, state.player_sum, state.player_count,
+            state.player_seed, state.clock, q, w_sum, delta, est_flag, n_used, rated, out_after)
+
+    # reading ------------------------------------------------------------------
+    def pair_ratings(self, state: EloState, day: int) -> dict:
+        """The partnerships' published ratings as seen on ``day``.
+
+        Returns arrays over partnership ids: ``rating`` (Elo points, NaN if
+        unseen), ``grade`` (grade units), ``sessions`` (rated sessions),
+        ``established`` (bool, also False once stale), ``last_day`` (days,
+        NEVER if unseen) and ``players`` (K, 2).  With monthly updates the
+        current month's adjustments count only once ``day`` is in a later
+        month.
+        """
+        p = self.params
+        seen = state.last_day != NEVER
+        rating = state.rating.copy()
+        sessions = state.sessions.copy()
+        if state.clock[0] >= 0 and int(days_to_months(np.array([day]))[0]) > state.clock[0]:
+            rating += state.pending
+            sessions += state.month_sessions
+        rating[~seen] = np.nan
+        age = day - state.last_day.astype(np.int64)
+        established = seen & (sessions >= p.established_sessions) & (age <= p.stale_days)
+        return dict(rating=rating, grade=rating_to_grade(rating, p), sessions=sessions,
+                    established=established, last_day=state.last_day.copy(),
+                    players=state.players.copy())
+
+    def individual_ratings(self, state: EloState, day: int) -> np.ndarray:
+        """Individual ratings (Elo points, P) fitted to the established pair ratings on ``day``."""
+        p = self.params
+        pr = self.pair_ratings(state, day)
+        sel = np.flatnonzero(pr["established"])
+        age_years = np.maximum(day - pr["last_day"][sel].astype(np.float64), 0.0) / DAYS_PER_YEAR
+        w = np.maximum(pr["sessions"][sel], 1).astype(np.float64) ** p.fit_session_power
+        if p.fit_half_life_years > 0:
+            w = w * 0.5 ** (age_years / p.fit_half_life_years)
+        keep = w > 0  # a very old pair may underflow to weight 0
+        sel, w = sel[keep], w[keep]
+        x, _ = fit_individual(pr["players"][sel, 0], pr["players"][sel, 1], pr["rating"][sel], w,
+                              state.n_players, p.fit_ridge, p.min_rating, p.fit_tol, p.fit_max_iter,
+                              x0=state.indiv)
+        state.indiv[:] = x
+        return x
+
+    def grades(self, state: EloState, day: int) -> np.ndarray:
+        """Individual ratings on ``day`` in grade units (P), NaN for players without one."""
+        return rating_to_grade(self.individual_ratings(state, day), self.params)
+
+
+SCHEME = EloPairs
+
+
+def _validate(state: EloState, scored, out_after: np.ndarray) -> None:
+    """ValueError naming the field and value for anything the kernel cannot rate."""
+    n_s, n_e = scored.n_sessions, scored.n_entries
+    if not isinstance(out_after, np.ndarray) or out_after.dtype != np.float64 or out_after.shape != (n_e, 2):
+        raise ValueError(f"out_after must be a float64 array of shape ({n_e}, 2), got "
+                         f"{getattr(out_after, 'dtype', type(out_after))} {getattr(out_after, 'shape', '')}")
+    order = np.asarray(scored.order)
+    if not np.array_equal(np.sort(order), np.arange(n_s)):
+        raise ValueError("ScoredResults.order is not a permutation of the sessions")
+    ps = np.asarray(scored.pair_start)
+    if len(ps) != n_s + 1 or ps[0] != 0 or ps[-1] != n_e or np.any(np.diff(ps) < 0):
+        raise ValueError(f"ScoredResults.pair_start (length {len(ps)}, from {ps[:1].tolist()} to "
+                         f"{ps[-1:].tolist()}) must rise from 0 to the {n_e} pair entries in {n_s + 1} offsets")
+    kind = np.asarray(scored.kind)
+    bad = np.flatnonzero((kind < 0) | (kind >= len(MOVEMENT_KINDS)))
+    if len(bad):
+        raise ValueError(f"ScoredResults.kind[{bad[0]}]={kind[bad[0]]} is not a movement kind code")
+    days = np.asarray(scored.day)[order]
+    if n_s:
+        back = np.flatnonzero(np.diff(days) < 0)
+        if len(back):
+            s = order[back[0] + 1]
+            raise ValueError(f"ScoredResults.day[{s}]={scored.day[s]} comes before an earlier session "
+                             "in ScoredResults.order")
+        if days[0] < state.clock[1]:
+            raise ValueError(f"ScoredResults.day[{order[0]}]={days[0]} is before the last day already "
+                             f"rated ({state.clock[1]}); Elo ratings must be applied in date order")
+        want = days_to_months(days)
+        got = np.asarray(scored.month)[order]
+        if not np.array_equal(want, got):
+            s = order[int(np.argmax(want != got))]
+            raise ValueError(f"ScoredResults.month[{s}]={scored.month[s]} does not match its day "
+                             f"{scored.day[s]}")
+    part = np.asarray(scored.pair_partnership)
+    if n_e:
+        if part.min() < 0 or part.max() >= state.capacity:
+            e = int(np.argmax((part < 0) | (part >= state.capacity)))
+            raise ValueError(f"ScoredResults.pair_partnership[{e}]={part[e]} is outside the state's "
+                             f"0..{state.capacity - 1}; call grow() first")
+        pl = np.asarray(scored.pair_players)
+        if pl.min() < 0 or pl.max() >= state.n_players:
+            e = int(np.argmax(((pl < 0) | (pl >= state.n_players)).any(axis=1)))
+            raise ValueError(f"ScoredResults.pair_players[{e}]={pl[e].tolist()} names a player "
+                             f"outside 0..{state.n_players - 1}")
+        if np.any(pl[:, 0] >= pl[:, 1]):
+            e = int(np.argmax(pl[:, 0] >= pl[:, 1]))
+            raise ValueError(f"ScoredResults.pair_players[{e}]={pl[e].tolist()} must be two different "
+                             "players, lower id first")
+        # compare the two players of a pair as one int64 (fast 1-D gathers); (-1, -1) is -1
+        key = np.ascontiguousarray(pl, np.int32).view(np.int64).ravel()
+        known = state.players.view(np.int64).ravel()[part]
+        clash = (known != -1) & (known != key)
+        # the same partnership within this chunk must name the same players too
+        last = np.full(state.capacity, -1, np.int64)
+        last[part] = key
+        clash |= last[part] != key
+        if clash.any():
+            e = int(np.argmax(clash))
+            raise ValueError(f"ScoredResults.pair_partnership[{e}]={part[e]} is given to players "
+                             f"{pl[e].tolist()}, but that partnership is another pair of players")
+    session_of = np.repeat(np.arange(n_s), np.diff(ps))
+    is_match = np.isin(kind, (KIND_SWISS_PAIRS, KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS))
+    is_team = np.isin(kind, (KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS))
+    score = np.asarray(scored.pair_score)
+    grouped = ~is_match[session_of]
+    bad = np.flatnonzero(grouped & ~np.isfinite(score))
+    if len(bad):
+        raise ValueError(f"ScoredResults.pair_score[{bad[0]}]={score[bad[0]]} is not finite")
+    ms = np.asarray(scored.match_start)
+    if len(ms) != n_e + 1 or (n_e and (ms[0] != 0 or np.any(np.diff(ms) < 0))):
+        raise ValueError(f"ScoredResults.match_start has length {len(ms)} or is not increasing; "
+                         f"expected {n_e + 1} offsets from 0")
+    n_r = int(ms[-1]) if n_e else 0
+    if len(scored.match_result) < n_r:
+        raise ValueError(f"ScoredResults.match_result has {len(scored.match_result)} rows, "
+                         f"match_start needs {n_r}")
+    row_entry = np.repeat(np.arange(n_e), np.diff(ms))
+    row_session = session_of[row_entry] if n_r else np.zeros(0, np.int64)
+    res = np.asarray(scored.match_result)[:n_r]
+    rows_used = is_match[row_session] if n_r else np.zeros(0, bool)
+    bad = np.flatnonzero(rows_used & ~((res >= 0) & (res <= 1)))
+    if len(bad):
+        raise ValueError(f"ScoredResults.match_result[{bad[0]}]={res[bad[0]]} is not in 0..1")
+    for name, needed in (("match_opp", rows_used), ("match_mate", rows_used & is_team[row_session]),
+                         ("match_opp_mate", rows_used & is_team[row_session])):
+        col = np.asarray(getattr(scored, name))[:n_r]
+        ok = (col >= 0) & (col < n_e)
+        ok[ok] &= session_of[col[ok]] == row_session[ok]
+        bad = np.flatnonzero(needed & ~ok)
+        if len(bad):
+            raise ValueError(f"ScoredResults.{name}[{bad[0]}]={col[bad[0]]} is not a pair entry of "
+                             f"the same session (row of entry {row_entry[bad[0]]})")
+    mate = np.asarray(scored.match_mate)[:n_r]
+    team_rows = rows_used & is_team[row_session]
+    if team_rows.any():
+        first_mate = mate[ms[row_entry]]
+        bad = np.flatnonzero(team_rows & (mate != first_mate))
+        if len(bad):
+            raise ValueError(f"ScoredResults.match_mate[{bad[0]}]={mate[bad[0]]} differs from the "
+                             f"entry's other match rows (entry {row_entry[bad[0]]})")
+
+
+# --- the claims of seed 004 about K and √n -----------------------------------
+
+def simulate_adjustment_sd(k: float = 32.0, gap: float = 200.0, n_opponents: int = 1,
+                           divide_by_sqrt_n: bool = True, model: str = "independent",
+                           sessions: int = 20000, seed: int = 0) -> dict:
+    """sd (Elo points) of a pair's per-session adjustment, straight from the Elo model.
+
+    A pair rated ``gap`` points above ``n_opponents`` equal opponents, all
+    ratings equal to the true strengths; each session gives
+    Δ = K(a − e)/√n (or K(a − e) with ``divide_by_sqrt_n=False``).
+    ``model="independent"``: the seed's appendix view — n independent
+    mini-matches, each won with probability E.  ``model="field"``: one
+    ranked field — each pair draws a performance r·ln10/400 + Gumbel noise
+    and beats those it outperforms (every pairwise probability is still E,
+    but the outcomes against the n opponents share the pair's own draw).
+
+    Returns dict(sd=..., se=..., expected=E, adjustments=array), se being the
+    standard error of the sd estimate (from the sample fourth moment).
+    """
+    if model not in ("independent", "field"):
+        raise ValueError(f"model={model!r} is not one of independent, field")
+    if n_opponents < 1 or sessions < 10:
+        raise ValueError(f"n_opponents={n_opponents!r} must be >= 1 and sessions={sessions!r} >= 10")
+    rng = np.random.default_rng(seed)
+    e1 = float(expected_score(gap, 0.0))
+    if model == "independent":
+        wins = rng.binomial(n_opponents, e1, size=sessions).astype(float)
+    else:
+        c = gap * math.log(10.0) / 400.0
+        g = rng.gumbel(size=(sessions, n_opponents + 1))
+        wins = (g[:, :1] + c > g[:, 1:]).sum(axis=1).astype(float)
+    adj = k * (wins - n_opponents * e1)
+    if divide_by_sqrt_n:
+        adj /= math.sqrt(n_opponents)
+    dev = adj - adj.mean()
+    var = dev.var(ddof=1)
+    m4 = np.mean(dev ** 4)
+    se = math.sqrt(max(m4 - var * var, 0.0) / sessions) / (2.0 * math.sqrt(var)) if var > 0 else 0.0
+    return dict(sd=math.sqrt(var), se=se, expected=e1, adjustments=adj)
+
+
+def simulate_rating_sd(k: float = 32.0, gap: float = 200.0, n_opponents: int = 1,
+                       divide_by_sqrt_n: bool = True, model: str = "independent", sessions: int = 400,
+                       replicates: int = 2000, seed: int = 0) -> dict:
+    """Stationary sd (Elo points) of the strong pair's *rating* under running Elo updates.
+
+    The field of ``simulate_adjustment_sd`` (one pair ``gap`` above
+    ``n_opponents`` equal pairs), but now every pair's rating moves after
+    each session by K(a − e)/√n (or K(a − e)) from the current ratings,
+    starting at the true strengths.  ``replicates`` independent histories
+    are run side by side; the sd is taken across them over the second half
+    of the ``sessions``.  Returns dict(sd=..., mean=..., ratings=(R, N)
+    final ratings).  Ratings are zero-sum: the field's total never changes.
+    """
+    if model not in ("independent", "field"):
+        raise ValueError(f"model={model!r} is not one of independent, field")
+    if n_opponents < 1 or sessions < 2 or replicates < 2:
+        raise ValueError(f"n_opponents={n_opponents!r}, sessions={sessions!r} and replicates={replicates!r} "
+                         "must be at least 1, 2 and 2")
+    rng = np.random.default_rng(seed)
+    n = n_opponents + 1
+    true = np.zeros(n)
+    true[0] = gap
+    r = np.tile(true, (replicates, 1))
+    p_true = expected_score(true[:, None], true[None, :])
+    upper = np.triu(np.ones((n, n), bool), 1)
+    scale = k / math.sqrt(n_opponents) if divide_by_sqrt_n else k
+    track = []
+    for t in range(sessions):
+        if model == "independent":
+            won = rng.random((replicates, n, n)) < p_true
+        else:
+            perf = true * math.log(10.0) / 400.0 + rng.gumbel(size=(replicates, n))
+            won = perf[:, :, None] > perf[:, None, :]
+        won = np.where(upper, won, ~np.swapaxes(won, 1, 2))  # one outcome per couple
+        actual = won.astype(float)
+        idx = np.arange(n)
+        actual[:, idx, idx] = 0.5
+        r = r + scale * (actual - expected_score(r[:, :, None], r[:, None, :])).sum(axis=2)
+        if t >= sessions // 2:
+            track.append(r[:, 0].copy())
+    track = np.array(track)
+    return dict(sd=float(track.std(axis=1).mean()), mean=float(track.mean()), ratings=r)
+
+
+# --- throughput ---------------------------------------------------------------
+
+def synthetic_pairs(n_sessions: int, tables: int = 13, n_players: int = 400, seed: int = 1):
+    """A ScoredResults of two-winner Mitchell sessions (``tables`` pairs a direction).
+
+    Players sit with a regular partner most of the time (partnership ids
+    dense, in order of first appearance); scores are MP % with ties.  For
+    benchmarks and smoke tests only; the scoring stage makes real ones.
+    """
+    from ..results import ScoredResults  # noqa: PLC0415
+
+    rng = np.random.default_rng(seed)
+    per = 2 * tables
+    n_e = n_sessions * per
+    day = (np.arange(n_sessions) // 4 + 19000).astype(np.int32)
+    regular = rng.permutation(n_players).reshape(-1, 2)
+    pp = np.empty((n_e, 2), np.int32)
+    for s in range(n_sessions):
+        seat = regular[rng.choice(len(regular), per, replace=False)].copy()
+        swap = rng.random(per) < 0.2  # one in five pairs is a pick-up with a random other player
+        for t in np.flatnonzero(swap):
+            other = rng.integers(n_players)
+            if other not in seat:
+                seat[t, 1] = other
+        pp[s * per:(s + 1) * per] = np.sort(seat, axis=1)
+    ids: dict = {}
+    part = np.array([ids.setdefault((a, b), len(ids)) for a, b in pp], np.int32)
+    group = np.tile(np.repeat(np.arange(2, dtype=np.int32), tables), n_sessions)
+    score = np.round(rng.normal(50, 8, n_e), 1)
+    i32 = lambda n: np.zeros(n, np.int32)  # noqa: E731
+    return ScoredResults(
+        day=day, month=days_to_months(day), club=i32(n_sessions), event=np.zeros(n_sessions, np.int8),
+        scoring=np.zeros(n_sessions, np.int8), winners=np.full(n_sessions, 2, np.int8),
+        kind=np.full(n_sessions, KIND_MITCHELL, np.int8),
+        pair_start=np.arange(0, n_e + 1, per, dtype=np.int64), trav_start=np.zeros(n_sessions + 1, np.int64),
+        order=np.arange(n_sessions, dtype=np.int32), pair_players=pp, pair_partnership=part,
+        pair_direction=group.astype(np.int8), pair_group=group, pair_team=np.full(n_e, -1, np.int32),
+        pair_boards=np.full(n_e, 24, np.int32), pair_score=score,
+        pair_beaten=np.zeros(n_e), pair_n_ranked=np.full(n_e, tables - 1, np.int32),
+        match_start=np.zeros(n_e + 1, np.int64), match_opp=i32(0), match_mate=i32(0),
+        match_opp_mate=i32(0), match_boards=i32(0), match_result=np.zeros(0), match_score=np.zeros(0),
+        trav_ns_mp=np.zeros(0), trav_ns_entry=i32(0), trav_ew_entry=i32(0),
+        partnership_players=np.array(sorted(ids, key=ids.get), np.int32).reshape(-1, 2),
+    )
+
+
+def _best(fn, repeats):
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _bench(n_sessions: int = 20000, repeats: int = 5) -> None:
+    """Print ns per pair-session of ``apply`` (best of ``repeats``) and the fit time."""
+    from . import PlayerTable  # noqa: PLC0415
+
+    scored = synthetic_pairs(n_sessions)
+    n_players = 400
+    players = PlayerTable(np.ones(n_players, bool), np.ones(n_players, bool), np.full(n_players, np.nan))
+    n_part = int(scored.pair_partnership.max()) + 1
+    out = np.empty((scored.n_entries, 2))
+    per = 1e9 / scored.n_entries
+    print(f"Elo pairs: {n_sessions} two-winner Mitchell sessions of 13 tables (13-pair fields), "
+          f"{scored.n_entries} pair-sessions, {n_part} partnerships, {n_players} players")
+    for update in UPDATES:
+        scheme = EloPairs(Params(update=update))
+        scheme.apply(scheme.new_state(players, n_part), synthetic_pairs(2), np.empty((52, 2)))  # compile
+        total = _best(lambda: scheme.apply(scheme.new_state(players, n_part), scored, out), repeats)
+        check = _best(lambda: _validate(scheme.new_state(players, n_part), scored, out), repeats)
+        print(f"  apply, update={update:8s}: {per * total:6.1f} ns per pair-session "
+              f"({per * check:.1f} of them input validation; "
+              f"{per * total / 48:.2f} ns per player-board at 24 boards)")
+    scheme = EloPairs(Params(established_sessions=5))
+    state = scheme.new_state(players, n_part)
+    scheme.apply(state, scored, out)
+    day = int(scored.day[-1])
+    scheme.grades(state, day)  # compile
+
+    def cold():
+        state.indiv[:] = np.nan
+        return scheme.grades(state, day)
+
+    t_cold = _best(cold, repeats)
+    t_warm = _best(lambda: scheme.grades(state, day), repeats)
+    print(f"  grades (individual fit of {np.isfinite(cold()).sum()} players): {1e3 * t_cold:.2f} ms from "
+          f"the pair means, {1e3 * t_warm:.2f} ms warm-started")
+
+
+if __name__ == "__main__":
+    _bench()

@@ -1,0 +1,143 @@
+"""Elo pairs: individual ratings by bounded least squares over pair ratings,
+and the grades the scheme reports."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import naive
+from elo_sessions import build, session
+from simcore.results import KIND_HOWELL
+from simcore.schemes import PlayerTable
+from simcore.schemes import elo_pairs as elo
+
+DAY = 19000
+
+
+def random_system(rng):
+    n_players = int(rng.integers(2, 16))
+    all_pairs = [(a, b) for a in range(n_players) for b in range(a + 1, n_players)]
+    m = int(rng.integers(1, min(len(all_pairs), 25) + 1))
+    chosen = [all_pairs[i] for i in rng.choice(len(all_pairs), m, replace=False)]
+    a = np.array([p[0] for p in chosen], np.int32)
+    b = np.array([p[1] for p in chosen], np.int32)
+    r = rng.normal(1500, 120, m)
+    w = rng.uniform(0.2, 5.0, m)
+    return n_players, a, b, r, w
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), ridge=st.sampled_from([0.01, 0.05, 0.5]),
+       bound=st.sampled_from(["loose", "binding"]), warm=st.booleans())
+def test_fit_matches_lsq_linear(seed, ridge, bound, warm):
+    rng = np.random.default_rng(seed)
+    n_players, a, b, r, w = random_system(rng)
+    lower = 0.0 if bound == "loose" else float(np.quantile(r, 0.6))  # binds for several players
+    x0 = rng.normal(1500, 300, n_players) if warm else None
+    x, sweeps = elo.fit_individual(a, b, r, w, n_players, ridge, lower, tol=1e-11, max_iter=100000, x0=x0)
+    want = naive.naive_fit_individual(a.tolist(), b.tolist(), r.tolist(), w.tolist(), n_players, ridge, lower)
+    np.testing.assert_array_equal(np.isnan(x), np.isnan(want))
+    np.testing.assert_allclose(x, want, rtol=0, atol=1e-6)
+    assert np.nanmin(x) >= lower
+    assert sweeps < 100000
+
+
+def test_fit_of_an_odd_cycle_is_exact():
+    """Three players in a triangle: pair ratings = means of the two players, exactly."""
+    truth = np.array([1400.0, 1600.0, 1550.0])
+    a = np.array([0, 1, 0], np.int32)
+    b = np.array([1, 2, 2], np.int32)
+    r = (truth[a] + truth[b]) / 2
+    x, _ = elo.fit_individual(a, b, r, np.ones(3), 3, 1e-9, 0.0, tol=1e-12)
+    np.testing.assert_allclose(x, truth, atol=1e-4)
+
+
+def test_fit_of_one_partnership_gives_both_players_its_rating():
+    x, _ = elo.fit_individual([2], [5], [1620.0], [3.0], 7, 0.05, 0.0)
+    assert x[2] == pytest.approx(1620.0) and x[5] == pytest.approx(1620.0)
+    assert np.isnan(x[[0, 1, 3, 4, 6]]).all()
+
+
+def test_fit_respects_the_lower_bound():
+    # (0,1) at 100, (1,2) at 2000: unbounded, player 0 would go far below 0
+    x, _ = elo.fit_individual([0, 1], [1, 2], [100.0, 2000.0], [1.0, 1.0], 3, 0.01, 0.0, tol=1e-12)
+    want = naive.naive_fit_individual([0, 1], [1, 2], [100.0, 2000.0], [1.0, 1.0], 3, 0.01, 0.0)
+    assert x[0] == 0.0
+    np.testing.assert_allclose(x, want, atol=1e-6)
+    free, _ = elo.fit_individual([0, 1], [1, 2], [100.0, 2000.0], [1.0, 1.0], 3, 0.01, -1e9, tol=1e-12)
+    assert free[0] < -100
+
+
+@pytest.mark.parametrize("args,message", [
+    (([0], [0], [1500.0], [1.0], 2, 0.05, 0.0), "pair 0 has the same player twice"),
+    (([0], [3], [1500.0], [1.0], 2, 0.05, 0.0), "player id is outside 0..1"),
+    (([0], [1], [np.nan], [1.0], 2, 0.05, 0.0), "r has a non-finite value at pair 0"),
+    (([0], [1], [1500.0], [0.0], 2, 0.05, 0.0), r"weights must be finite and > 0, got w\[0\]=0.0"),
+    (([0], [1], [1500.0], [1.0], 2, 0.0, 0.0), "ridge=0.0 must be > 0"),
+    (([0, 1], [1], [1500.0], [1.0], 2, 0.05, 0.0), "must have one length"),
+])
+def test_fit_rejects_bad_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        elo.fit_individual(*args)
+
+
+# --- the scheme's grades ------------------------------------------------------------
+
+def rated(params, sessions, n_players):
+    scheme = elo.EloPairs(params)
+    scored = build(sessions)
+    table = PlayerTable(np.ones(n_players, bool), np.ones(n_players, bool), np.full(n_players, np.nan))
+    state = scheme.new_state(table, len(scored.partnership_players))
+    scheme.apply(state, scored, np.empty((scored.n_entries, 2)))
+    return scheme, state
+
+
+def test_grades_fit_established_pairs_with_session_and_currency_weights():
+    params = elo.Params(established_sessions=2, update="running", fit_half_life_years=0.5,
+                        fit_session_power=1.0, fit_ridge=0.05)
+    pairs_a = [(0, 1), (2, 3), (4, 5)]
+    pairs_b = [(0, 2), (1, 3), (4, 6)]
+    ss = [session(DAY + 7 * i, KIND_HOWELL, pairs_a, [i % 3, (i + 1) % 3, 1]) for i in range(4)]
+    ss += [session(DAY + 100 + 7 * i, KIND_HOWELL, pairs_b, [1, i % 2, 0]) for i in range(3)]
+    ss += [session(DAY + 200, KIND_HOWELL, [(7, 8), (0, 1)], [1, 0])]  # (7, 8) stays provisional
+    scheme, state = rated(params, ss, 10)
+    day = DAY + 300
+    g = scheme.grades(state, day)
+    # by hand: established pairs, w = sessions · 2^(−age/half-life)
+    est = [p for p in range(state.capacity) if state.last_day[p] != elo.NEVER and state.sessions[p] >= 2]
+    assert len(est) == 6
+    w = [state.sessions[p] * 0.5 ** ((day - state.last_day[p]) / 365.25 / 0.5) for p in est]
+    want = naive.naive_fit_individual(state.players[est, 0].tolist(), state.players[est, 1].tolist(),
+                                      state.rating[est].tolist(), w, 10, 0.05, 0.0)
+    np.testing.assert_allclose(g, elo.rating_to_grade(want, params), atol=1e-6)
+    assert np.isnan(g[[7, 8, 9]]).all()  # only a provisional partnership, or none
+    assert np.isfinite(g[:7]).all()
+
+
+def test_grades_drop_stale_pairs_and_warm_start_agrees():
+    params = elo.Params(established_sessions=1, update="running", stale_years=1.0)
+    ss = [session(DAY, KIND_HOWELL, [(0, 1), (2, 3)], [1, 0]),
+          session(DAY + 300, KIND_HOWELL, [(0, 2), (4, 5)], [1, 0])]
+    scheme, state = rated(params, ss, 6)
+    fresh = scheme.grades(state, DAY + 301)
+    assert np.isfinite(fresh[:6]).all()
+    again = scheme.grades(state, DAY + 301)  # warm start from the stored fit
+    np.testing.assert_allclose(again, fresh, atol=1e-7)
+    later = scheme.grades(state, DAY + 400)  # (0,1) and (2,3) last played > 1 year ago
+    pr = scheme.pair_ratings(state, DAY + 400)
+    assert pr["established"].tolist()[:4] == [False, False, True, True]
+    assert later[1] != later[1] and later[3] != later[3]  # NaN: only stale pairs
+    assert later[0] == pytest.approx(float(pr["grade"][2]))  # (0, 2) alone now
+
+
+def test_monthly_pending_changes_count_from_the_next_month():
+    params = elo.Params(established_sessions=0)
+    scheme, state = rated(params, [session(DAY + 10, KIND_HOWELL, [(0, 1), (2, 3)], [1, 0])], 4)
+    same_month = scheme.pair_ratings(state, DAY + 20)["rating"][0]
+    next_month = scheme.pair_ratings(state, DAY + 40)["rating"][0]
+    assert same_month == 1500.0 and next_month == pytest.approx(1500 + 16.0)
+    g = scheme.grades(state, DAY + 40)
+    assert g[0] == pytest.approx(50 + 16.0 / params.elo_per_grade)
+    assert g[2] == pytest.approx(50 - 16.0 / params.elo_per_grade)
+    np.testing.assert_allclose(scheme.grades(state, DAY + 20)[:4], 50.0)  # not yet published
