@@ -1,6 +1,163 @@
-"""The bridge score model: a simulated board yields a real bridge score.
+"""The bridge score model: a simulated board played at a table yields a real bridge score.
 
-(docstring written after calibration; see the end of this work)
+Units: strengths in grade points (50 = national average; a pair's true
+strength is the MP % it would average against an average field, SPEC §2),
+scores in bridge points (NS view, integers), IMPs, boards.
+
+In one paragraph
+----------------
+A board is a *deal* from a pool of pre-built deals.  A deal is a short list
+of contract options that real tables reach on such a hand -- the normal
+contract of the side it favours ("side A"), a partscore stop, the other
+strain, one level too high, the other side competing or sacrificing,
+doubles of failing contracts -- each with a weight and a double-dummy (DD)
+trick count; play noise spreads each option over DD-2..DD+1 tricks.  Scored
+with duplicate scoring at the board's vulnerability, these outcomes are the
+board's *ladder*: side A's distinct scores in ascending order with their
+probabilities p_0..p_{K-1} at an average table (equal outcomes merged).  Each
+table then draws one latent value
+
+    q = sigma(field) * (alpha * (s_A - s_B) + eps),    eps ~ N(0, 1),
+
+(s_A, s_B the strengths of the pairs sitting in side A's and side B's seats)
+and takes rung k where c_{k-1} < q <= c_k, with cut points
+c_k = Phi^-1(p_0 + ... + p_k): an ordered probit.  So an average table
+reproduces the ladder, a stronger side A climbs it, and every table that
+plays the board shares the same few outcomes: ties, flat boards, partscore,
+game and slam swings and the occasional disaster (a doubled contract several
+down) arise as in real duplicate.
+
+Contracts and scoring
+---------------------
+``bridge_score(level, strain, doubled, vulnerable, tricks)`` is the standard
+duplicate score of the declaring side (trick values 20/30/30+10, partscore
+50, game 300/500, small slam 500/750, grand 1000/1500, overtricks doubled
+100/200 and redoubled 200/400, the insult 50/100, undertricks 50/100
+undoubled and 100, 300, 500, 800, +300 (NV) or 200, 500, 800, +300 (V)
+doubled, twice that redoubled).  ``board_vulnerability(board)`` follows the
+standard 16-board cycle; the dealer plays no part.
+
+Deals (``_make_deal``)
+----------------------
+A deal is one of four kinds, drawn with probabilities p_flat, p_partscore,
+p_game, p_slam:
+
+* FLAT -- one contract (a game, or a partscore two levels lower) with weight
+  20 and a stop one level lower with weight 1; a fifth of the usual play
+  noise.  These give the boards on which every table scores the same.
+* PARTSCORE -- side A's partscore (C 14 %, D 14 %, H 24 %, S 26 %, NT 22 %;
+  suits at the 1/2/3 level 15/55/30 %, notrump 1NT 70 %, 2NT 30 %) with DD
+  tricks from one short to two over (20/35/30/15 %); notrump instead of the
+  suit (or a major instead of notrump); one level higher, and that doubled
+  when it fails; passed out (some 1-level deals); and on p_compete of the
+  deals side B's competing 2- or 3-level contract (DD two short to one over,
+  20/45/30/5 %), and that doubled when it fails.
+* GAME -- side A's game (4H 25 %, 4S 30 %, 3NT 30 %, 5C 7 %, 5D 8 %), DD
+  tricks two short to two over (5/25/40/22/8 %); a partscore stop; the other
+  game (3NT for a suit game, a major for 3NT) with one trick more or less;
+  one level too high; the game doubled when it fails; and on p_sacrifice of
+  the deals side B's doubled sacrifice 1-4 down (30/40/25/5 %), whose weight
+  is doubled at favourable and cut to 0.3 at unfavourable vulnerability.
+* SLAM -- side A's small slam or (15 %) grand slam (C 10, D 10, H 25, S 30,
+  NT 25 %), DD tricks one short to one over (25/55/20 %); stopping in game;
+  a grand one too many (or the small slam when the grand is on); the slam in
+  the other strain.
+
+Each option's weight is its base (the normal contract: ``consensus``, 0.6 x
+that for slams; a doubled failing contract: ``double_weight``; a contract one
+too high in a game deal 0.25; a grand 0.2; most others 1) times a lognormal
+factor exp(bidding_dispersion * z), drawn per deal and option: some deals
+pose bidding problems that split the field, others do not.  Play noise:
+declarer takes DD-2, DD-1, DD+1 tricks with probabilities play_minus2 * f,
+play_minus * f, play_plus * f (f = exp(play_dispersion * z) per deal), DD
+tricks otherwise.
+
+The ladder (``_ladder``) scores every option x trick outcome at the
+vulnerability, merges equal scores and sorts them; a board has at most
+MAX_RUNGS = 16 rungs: beyond that the least likely rung joins the neighbour
+with the closer score, repeatedly (7 % of boards, moving 0.2 % of
+probability on average; a median board has 12 rungs).
+
+The deal pool and boards
+------------------------
+``build_pool(params, key)`` builds ``pool_size`` deals once per run (about
+3 us a deal).  Each deal is stored four times, once per vulnerability of
+side A and side B, as ladder scores and cut points (+inf padded to 16).  A
+board of a session is ``deal_board(n_deals, vul, state)``: a random deal and
+a random orientation (side A sits NS or EW, so NS and EW are symmetric), at
+the vulnerability of its board number.  Its int32 *board code* is all the
+tables need; they share it.
+
+Tables
+------
+``draw_ns_score(scores, thresholds, code, s_ns, s_ew, alpha, sigma, state)``
+draws one table's NS score with one uniform: eps by table interpolation of
+the normal quantile, the rung by a four-step binary search.
+
+alpha (latent units per grade point) makes a strength gap count: it is
+tuned so that a pair 1 grade point above an otherwise equal field gains
+1 MP % (d E[MP %] / d gap = 1 at gap 0), which is what a grade point means.
+The probit saturates, so the expected score tails off for large gaps
+(FR15): 50 + gap holds within 0.1 up to +-8 and the gain falls below the
+gap beyond (about 65.6 at +16 and 72.5 at +24, symmetric below 50).
+
+sigma = field_sigma(field) = max(sigma_floor, 1 - sigma_slope * (field - 50)),
+where ``field`` is the mean strength of the session's players.  Stronger
+fields are less noisy: the latent is pulled towards the board's central
+rungs, more tables score alike and boards are flatter (FR18: sessions
+averaging over 57 have F about 4 % lower; 1 - 0.024 * 9 gives 0.962 at 59).
+The noise scale belongs to the field, not the table, and multiplies the
+strength term too, because the other choices break linearity: with sigma
+per table a pair 8 points above its field sits at a quieter table than the
+pairs it is compared with, which makes E[MP %] asymmetric (57.5 at +8 but
+41.7 at -8, and no tail-off below 50); with the strength term outside sigma
+a grade point is worth 1/sigma MP % -- 1.25 in a field of 59.  Scaled as
+here, E[MP %] = 50 + pair - field within 0.3 up to +-8 in fields from 44
+to 59 (slope at gap 0: 1.015 in a field of 44, 1.00 at 50, 0.97 at 59).
+Callers pass sigma; one value serves a whole session.
+
+Card play for the IMPs-lost rating (seed 003)
+---------------------------------------------
+The IMPs-lost rating reads card-play records, not scores: IMPs lost against
+double-dummy play per board on which a player was declarer or defender
+(rating = 3400 - 1000 x that).  ``draw_imps_lost(strength, boards, ...)``
+makes one record: the player is dummy on Binomial(boards, dummy_share)
+boards (dummy loses nothing); on the others he makes Poisson(played x
+lambda / 5.33) mistakes, each costing MISTAKE_IMPS with MISTAKE_PROBS (an
+overtrick 1 IMP 30 %, partscores 2-9, games 10-12, doubled games and slams
+13-17; mean 5.33).  So most boards cost nothing and the expected loss per
+played board is exactly
+
+    lambda(t) = max(imps_lost_floor, imps_lost_base + imps_lost_slope * (50 - t)),
+
+by default 1.2 at t = 50 (rating 2200, the scheme's initial rating),
+rating = 2200 + 50 (t - 50), and the floor 0.55 (rating 2850) for the
+randomness nobody avoids (the seed: 0.5-0.6 IMPs a board).  It is
+independent of the score model.
+
+Parameters (``BridgeModelParams``, defaults in brackets)
+--------------------------------------------------------
+deal mix: p_flat [0.01], p_partscore [0.475], p_game [0.40], p_slam [0.115]
+    (they must sum to 1);
+bidding: consensus [0.7], bidding_dispersion [1.1], p_compete [0.6],
+    p_sacrifice [0.4], double_weight [0.5];
+play: play_minus [0.24], play_minus2 [0.03], play_plus [0.24],
+    play_dispersion [0.3] (play_minus + play_minus2 + play_plus <= 0.9);
+tables: alpha [0.0377 latent units per grade point], sigma_slope [0.024 per
+    grade point], sigma_floor [0.5];
+pool: pool_size [8192 deals];
+card play: imps_lost_base [1.2 IMPs/board], imps_lost_slope [0.05 IMPs/board
+    per grade point], imps_lost_floor [0.55 IMPs/board], dummy_share [0.25].
+Each field's metadata holds its help text and bounds; a bad value raises a
+ValueError naming the field and the value.  The defaults were tuned with
+``simcore calibrate`` (seeds 101, 202, 303 and others; never the seeds the
+tests use) to the EBU variability study (seed 001, FR18): see
+``simcore.calibrate`` for the figures and how each is measured.
+
+Speed (``python -m simcore.bridge_model``; one core here): a table draw
+about 10 ns per table-board, ``deal_board`` about 4 ns plus one cache miss
+per board, the pool about 3 us per deal, a card-play record about 130 ns
+per player-session.
 """
 
 from __future__ import annotations
@@ -105,7 +262,7 @@ def board_vulnerability(board: int) -> int:
     return int(_vulnerability(int(board)))
 
 
-@kernel
+@kernel(inline="always")
 def _vulnerability(board):
     b = (board - 1) % 16
     return (b + b // 4) % 4
@@ -148,10 +305,10 @@ class BridgeModelParams:
                                 "(a defensive error)", 0.0, 1.0)
     play_dispersion: float = _p(0.3, "sd of the log of a deal's play-error rates (hard and easy deals)", 0.0)
     # tables
-    alpha: float = _p(0.0380, "latent shift per grade point of strength difference (NS minus EW)", 0.0)
-    sigma_slope: float = _p(0.024, "fall of a table's latent noise sd per grade point of table mean "
-                                  "strength above 50 (stronger tables are less noisy)", 0.0)
-    sigma_floor: float = _p(0.5, "smallest latent noise sd of a table", 1e-6)
+    alpha: float = _p(0.0377, "latent shift per grade point of strength difference (NS minus EW)", 0.0)
+    sigma_slope: float = _p(0.024, "fall of the latent noise scale per grade point of the field mean "
+                                  "strength above 50 (stronger fields are less noisy)", 0.0)
+    sigma_floor: float = _p(0.5, "smallest latent noise scale (very strong fields)", 1e-6)
     # deal pool
     pool_size: int = _p(8192, "deals in the pool sessions draw their boards from", 1)
     # card play (IMPs-lost scheme)
@@ -179,8 +336,9 @@ class BridgeModelParams:
                 raise ValueError(f"BridgeModelParams: {f.name}={value!r} must be <= {hi}")
         total = self.p_flat + self.p_partscore + self.p_game + self.p_slam
         if abs(total - 1.0) > 1e-9:
-            raise ValueError(f"BridgeModelParams: p_flat + p_partscore + p_game + p_slam = {total!r} "
-                             "must be 1")
+            raise ValueError(f"BridgeModelParams: p_flat={self.p_flat!r}, p_partscore={self.p_partscore!r}, "
+                             f"p_game={self.p_game!r}, p_slam={self.p_slam!r}: "
+                             f"p_flat + p_partscore + p_game + p_slam = {total:.6g} must be 1")
         if self.play_minus + self.play_minus2 + self.play_plus > 0.9:
             raise ValueError("BridgeModelParams: play_minus + play_minus2 + play_plus = "
                              f"{self.play_minus + self.play_minus2 + self.play_plus!r} must be <= 0.9")
@@ -516,6 +674,7 @@ def build_pool(params: BridgeModelParams, key, n_deals: int | None = None, first
 # --- tables ------------------------------------------------------------------
 
 _NQ_CELLS = 2048
+_NQ_EDGE = 10      # cells at each end left to the tail formula (interpolation error > 5e-4 there)
 _NQ_TABLE = np.array([0.0] + [statistics.NormalDist().inv_cdf(i / _NQ_CELLS) for i in range(1, _NQ_CELLS)]
                      + [0.0])
 
@@ -525,15 +684,16 @@ def fast_normal(state):
     """Standard normal from one uniform: the inverse CDF interpolated in a table.
 
     Linear interpolation between the exact quantiles at i/2048 (error below
-    2e-6 for |z| < 3); in the 0.1 % of draws beyond the table's ends the
-    Abramowitz-Stegun 26.2.23 tail formula (error below 5e-4).  About 1.5 ns
-    on top of the uniform, against about 9 ns for ``rng.normal``; the code is
-    kept small so that it inlines into the table-draw loops.
+    2e-5 for |z| < 2 and below 5e-4 up to |z| = 2.6); in the 1 % of draws
+    beyond (|z| > 2.6) the Abramowitz-Stegun 26.2.23 tail formula (error
+    below 5e-4).  About 1.5 ns on top of the uniform, against about 9 ns for
+    ``rng.normal``; the code is kept small so that it inlines into the
+    table-draw loops.
     """
     u = uniform(state)
     x = u * _NQ_CELLS
     i = np.int64(x)
-    if i < 1 or i >= _NQ_CELLS - 1:
+    if i < _NQ_EDGE or i >= _NQ_CELLS - _NQ_EDGE:
         p = u if u < 0.5 else 1.0 - u
         t = np.sqrt(-2.0 * np.log(p))
         z = t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308)))
@@ -550,11 +710,12 @@ def board_code(deal, vul, flip):
     flip with row = 4 * deal + 2 * vul_a + vul_b, the pool row of the deal
     seen from side A.
     """
-    ns_v = 1 if (vul == VUL_NS or vul == VUL_BOTH) else 0
-    ew_v = 1 if (vul == VUL_EW or vul == VUL_BOTH) else 0
-    if flip:
-        return np.int32(2 * (4 * deal + 2 * ew_v + ns_v) + 1)
-    return np.int32(2 * (4 * deal + 2 * ns_v + ew_v))
+    ns_v = vul & 1                      # NS vulnerable on VUL_NS and VUL_BOTH
+    ew_v = vul >> 1                     # EW vulnerable on VUL_EW and VUL_BOTH
+    # arithmetic, not branches: the vulnerability changes from board to board
+    va = ns_v + flip * (ew_v - ns_v)
+    vb = ew_v + flip * (ns_v - ew_v)
+    return np.int32(2 * (4 * deal + 2 * va + vb) + flip)
 
 
 @kernel(inline="always")
@@ -564,7 +725,7 @@ def deal_board(n_deals, vul, state):
     Two uniform draws; call once per board per session.
     """
     d = np.int64(uniform(state) * n_deals)
-    return board_code(d, vul, 1 if uniform(state) < 0.5 else 0)
+    return board_code(d, vul, np.int64(uniform(state) < 0.5))
 
 
 @kernel(inline="always")
@@ -587,8 +748,7 @@ def latent_score(scores, thresholds, code, q):
         k += 2
     if q > thresholds[row, k]:
         k += 1
-    s = scores[row, k]
-    return -s if code & 1 else s
+    return scores[row, k] * (1 - 2 * (code & 1))     # side A's score, negated when A sits EW
 
 
 @kernel(inline="always")
@@ -598,9 +758,7 @@ def draw_ns_score(scores, thresholds, code, s_ns, s_ew, alpha, sigma, state):
     s_ns, s_ew: pair strengths (grade points); alpha: latent shift per grade
     point; sigma: the session's noise scale (``field_sigma``).
     """
-    d = s_ns - s_ew
-    if code & 1:
-        d = -d
+    d = (s_ns - s_ew) * (1 - 2 * (code & 1))         # side A minus side B
     return latent_score(scores, thresholds, code, sigma * (alpha * d + fast_normal(state)))
 
 
