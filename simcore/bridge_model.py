@@ -633,7 +633,12 @@ def _build_pool(P, key, first, scores, thresholds, probs, n_rungs):
                 probs[row, k] = pr[k] if k < m else 0.0
                 if k < m - 1:
                     cum += pr[k]
-                    thresholds[row, k] = normal_quantile(cum) if cum < 1.0 else np.inf
+                    # rungs less likely than 1e-12 at an average table count as impossible
+                    # at the top and as 1e-15 at the bottom: no infinite or NaN cut points
+                    if cum < 1.0 - 1e-12:
+                        thresholds[row, k] = normal_quantile(max(cum, 1e-15))
+                    else:
+                        thresholds[row, k] = np.inf
                 else:
                     thresholds[row, k] = np.inf
 

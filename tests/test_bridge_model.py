@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import naive
@@ -108,6 +108,10 @@ deal_mix = st.lists(st.floats(0.0, 1.0), min_size=4, max_size=4).filter(lambda x
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**64 - 1), st.integers(0, 10**6), deal_mix, st.floats(0, 3), st.floats(0, 2),
        st.floats(0, 1), st.floats(0, 1), st.floats(0, 0.3), st.floats(0, 1.5))
+@example(key=39_968_514_891_115, first=0, mix=[0.0, 0.0, 0.0, 1.0], consensus=7.5e-139, dispersion=1.0,
+         compete=0.0, sacrifice=0.0, minus=0.0, play_disp=0.0)          # a rung of probability 1e-140
+@example(key=49, first=0, mix=[0.0, 1.0, 0.0, 0.0], consensus=7.5e-139, dispersion=2.0, compete=0.0,
+         sacrifice=0.0, minus=0.0, play_disp=0.0)
 def test_pool_matches_reference(key, first, mix, consensus, dispersion, compete, sacrifice, minus, play_disp):
     total = sum(mix)
     p_flat, p_part, p_game = (m / total for m in mix[:3])

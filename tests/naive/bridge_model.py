@@ -245,7 +245,7 @@ def cut_points(rungs):
     out, c = [], 0.0
     for _, p in rungs[:-1]:
         c += p
-        out.append(_ND.inv_cdf(c) if c < 1.0 else math.inf)
+        out.append(_ND.inv_cdf(max(c, 1e-15)) if c < 1.0 - 1e-12 else math.inf)
     return out + [math.inf] * (16 - len(out))
 
 
