@@ -145,32 +145,74 @@ def _pair_key(a, b):
 
 @kernel
 def _session_entries(trav_start, trav_ns, trav_ew, row_ns_local, row_ew_local, n_entries):
-    """Pass 1: local pair-entry index of each traveller's NS and EW pair."""
+    """Pass 1: local pair-entry index of each traveller's NS and EW pair.
+
+    Pairs are numbered in order of first appearance (NS before EW within a
+    traveller) with an open-addressing hash table whose slots are stamped
+    with the session index, so it is never cleared between sessions.
+    """
+    max_rows = 0
     for s in range(trav_start.shape[0] - 1):
-        t0, t1 = trav_start[s], trav_start[s + 1]
-        m = t1 - t0
-        keys = np.empty(2 * m, np.int64)
-        for i in range(m):
-            keys[2 * i] = _pair_key(trav_ns[t0 + i, 0], trav_ns[t0 + i, 1])
-            keys[2 * i + 1] = _pair_key(trav_ew[t0 + i, 0], trav_ew[t0 + i, 1])
-        order = np.argsort(keys, kind="mergesort")  # stable: positions ascend within a key
-        group = np.empty(2 * m, np.int64)
-        firsts = np.empty(2 * m, np.int64)
-        n_groups = 0
-        for j in range(2 * m):
-            if j == 0 or keys[order[j]] != keys[order[j - 1]]:
-                firsts[n_groups] = order[j]
-                n_groups += 1
-            group[order[j]] = n_groups - 1
-        # number the groups by first appearance
-        rank_of_group = np.empty(n_groups, np.int64)
-        by_first = np.argsort(firsts[:n_groups])
-        for r in range(n_groups):
-            rank_of_group[by_first[r]] = r
-        for i in range(m):
-            row_ns_local[t0 + i] = rank_of_group[group[2 * i]]
-            row_ew_local[t0 + i] = rank_of_group[group[2 * i + 1]]
-        n_entries[s] = n_groups
+        max_rows = max(max_rows, trav_start[s + 1] - trav_start[s])
+    size = 16
+    while size < 4 * max_rows:
+        size *= 2
+    mask = size - 1
+    slot_key = np.empty(size, np.int64)
+    slot_id = np.empty(size, np.int64)
+    slot_stamp = np.full(size, -1, np.int64)
+    for s in range(trav_start.shape[0] - 1):
+        count = 0
+        for t in range(trav_start[s], trav_start[s + 1]):
+            for side in range(2):
+                if side == 0:
+                    key = _pair_key(trav_ns[t, 0], trav_ns[t, 1])
+                else:
+                    key = _pair_key(trav_ew[t, 0], trav_ew[t, 1])
+                h = ((key * np.int64(-7046029254386353131)) >> np.int64(20)) & mask
+                while slot_stamp[h] == s and slot_key[h] != key:
+                    h = (h + 1) & mask
+                if slot_stamp[h] != s:
+                    slot_stamp[h] = s
+                    slot_key[h] = key
+                    slot_id[h] = count
+                    count += 1
+                if side == 0:
+                    row_ns_local[t] = slot_id[h]
+                else:
+                    row_ew_local[t] = slot_id[h]
+        n_entries[s] = count
+
+
+@kernel
+def _group_by_board(trav_board, t0, t1, counts, out):
+    """Rows t0..t1 of a session grouped by board number into ``out`` (any order within a board).
+
+    Counting sort over the session's board range when it is compact (the
+    usual 1..B); a sort when board numbers are sparse.
+    """
+    lo = trav_board[t0]
+    hi = lo
+    for t in range(t0, t1):
+        lo = min(lo, trav_board[t])
+        hi = max(hi, trav_board[t])
+    span = hi - lo + 1
+    m = t1 - t0
+    if span > counts.shape[0] - 1 or span > 4 * m + 64:
+        order = np.argsort(trav_board[t0:t1])
+        for j in range(m):
+            out[j] = t0 + order[j]
+        return
+    for k in range(span + 1):
+        counts[k] = 0
+    for t in range(t0, t1):
+        counts[trav_board[t] - lo + 1] += 1
+    for k in range(span):
+        counts[k + 1] += counts[k]
+    for t in range(t0, t1):
+        b = trav_board[t] - lo
+        out[counts[b]] = t
+        counts[b] += 1
 
 
 @kernel
@@ -188,12 +230,24 @@ def _score_session_pairs(trav_start, pair_start, trav_round, trav_board, trav_ns
     ``error[s]`` is set to ERR_DIRECTION when a pair changes direction in a
     two-winner session.
     """
+    max_rows = 1
+    max_entries = 1
+    for s in range(trav_start.shape[0] - 1):
+        max_rows = max(max_rows, trav_start[s + 1] - trav_start[s])
+        max_entries = max(max_entries, pair_start[s + 1] - pair_start[s])
+    by_board = np.empty(max_rows, np.int64)
+    counts = np.empty(4 * max_rows + 66, np.int64)
+    scores = np.empty(max_rows, np.int32)
+    mp = np.empty(max_rows)
+    val = np.empty(max_rows)
+    seen = np.empty(max_entries, np.int8)  # bit 1: sat NS, bit 2: sat EW
+    last_round = np.empty(max_entries, np.int64)
     for s in range(trav_start.shape[0] - 1):
         t0, t1 = trav_start[s], trav_start[s + 1]
         e0, e1 = pair_start[s], pair_start[s + 1]
         m = t1 - t0
         n_e = e1 - e0
-        seen = np.zeros(n_e, np.int8)  # bit 1: sat NS, bit 2: sat EW
+        seen[:n_e] = 0
         for e in range(e0, e1):
             pair_boards[e] = 0
             pair_score[e] = 0.0
@@ -209,16 +263,13 @@ def _score_session_pairs(trav_start, pair_start, trav_round, trav_board, trav_ns
             seen[en - e0] |= 1
             seen[ew - e0] |= 2
         # boards: the session's rows grouped by board number
-        by_board = t0 + np.argsort(trav_board[t0:t1], kind="mergesort")
+        _group_by_board(trav_board, t0, t1, counts, by_board)
         plays_max = 0
         run = 0
         for j in range(m):
             run = run + 1 if (j > 0 and trav_board[by_board[j]] == trav_board[by_board[j - 1]]) else 1
             if run > plays_max:
                 plays_max = run
-        scores = np.empty(m, np.int32)
-        mp = np.empty(m)
-        val = np.empty(m)
         sc = scoring[s]
         j = 0
         while j < m:
@@ -277,7 +328,7 @@ def _score_session_pairs(trav_start, pair_start, trav_round, trav_board, trav_ns
             pair_beaten[e] = beaten
             pair_n_ranked[e] = ranked
         # distinct rounds per pair (travellers are sorted by round)
-        last_round = np.full(n_e, -(2 ** 31), np.int64)
+        last_round[:n_e] = -(2 ** 31)
         for e in range(e0, e1):
             pair_rounds[e] = 0
         for i in range(m):
