@@ -595,9 +595,7 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
     _raise_session_errors(r, error, pair_start, pair_players, pair_direction)
     table = partnerships if partnerships is not None else PartnershipTable(max(E, 16))
     pair_partnership = table.ids(pair_players)
-    scored_on = getattr(r, "session_scored_on", None)
-    first_key = r.session_day if scored_on is None else scored_on
-    order = np.lexsort((np.arange(S), r.session_day, first_key)).astype(np.int32)
+    order = r.processing_order()
     return ScoredResults(
         day=r.session_day.copy(), month=days_to_months(r.session_day), club=r.session_club.copy(),
         event=r.session_event.copy(), scoring=r.session_scoring.copy(), winners=r.session_winners.copy(),
@@ -608,7 +606,7 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
         match_opp=match_opp, match_mate=match_mate, match_opp_mate=match_opp_mate,
         match_boards=match_boards, match_result=match_result, match_score=match_score,
         trav_ns_mp=trav_ns_mp, trav_ns_entry=trav_ns_entry, trav_ew_entry=trav_ew_entry,
-        partnership_players=table.players.copy(),
+        partnership_players=table.players.copy(), replaces=r.session_replaces.copy(),
     )
 
 

@@ -46,8 +46,12 @@ def build(sessions, n_players):
     )
 
 
-def random_session(rng, kind, scoring, n_players=60):
-    """A random but well-formed session of the given kind."""
+def random_session(rng, kind, scoring, n_players=60, full=False):
+    """A random but well-formed session of the given kind.
+
+    full: complete rotations and no sit-outs, so every board is played at
+    least twice (as a bundle requires).
+    """
     players = rng.permutation(n_players)
     rows, teams = [], []
     bpr = int(rng.integers(1, 4))
@@ -60,13 +64,13 @@ def random_session(rng, kind, scoring, n_players=60):
             for m in range(n_teams // 2):
                 a, b = perm[2 * m], perm[2 * m + 1]
                 for q in range(bpr):
-                    board = (rnd * 10 + m) * bpr + q
+                    board = (rnd * 10 + m) * bpr + q + 1
                     rows.append((rnd, board, 2 * m + 1, pairs[a][0], pairs[b][1], int(rng.choice(SCORES))))
                     rows.append((rnd, board, 2 * m + 2, pairs[b][0], pairs[a][1], int(rng.choice(SCORES))))
         return dict(kind=kind, scoring="teams_imps", winners=2, rows=rows, teams=teams)
     tables = int(rng.integers(2, 6))
     pairs = players[: 4 * tables].reshape(2 * tables, 2)
-    n_rounds = int(rng.integers(1, 5))
+    n_rounds = tables if full else int(rng.integers(1, 5))
     winners = 2 if kind == "mitchell" else 1
     for rnd in range(1, n_rounds + 1):
         if kind == "mitchell":
@@ -77,11 +81,11 @@ def random_session(rng, kind, scoring, n_players=60):
             seats = [(perm[2 * t], perm[2 * t + 1]) for t in range(tables)]
             sets = [(t + rnd) % tables for t in range(tables)] if kind != "swiss_pairs" else [rnd] * tables
         for t, ((ns, ew), bset) in enumerate(zip(seats, sets)):
-            if kind == "mitchell" and rng.random() < 0.1:
+            if kind == "mitchell" and not full and rng.random() < 0.1:
                 continue  # a sit-out: this table's boards are played once fewer
             for q in range(bpr):
-                board = bset * bpr + q + (0 if kind != "swiss_pairs" else 0)
+                board = bset * bpr + q + 1
                 rows.append((rnd, board, t + 1, pairs[ns], pairs[ew], int(rng.choice(SCORES))))
     if not rows:
-        rows.append((1, 0, 1, pairs[0], pairs[1], 420))
+        rows.append((1, 1, 1, pairs[0], pairs[1], 420))
     return dict(kind=kind, scoring=scoring, winners=winners, rows=rows)
