@@ -95,6 +95,12 @@ class Results:
         player_at_start   bool   already playing when the scheme started
                                  (NGS gives them its start grade, 50)
         player_initial_grade float64  explicit initial grade, NaN = by rule
+    Chronology (optional, length S):
+        session_scored_on int32  day the results reached the grading scheme
+                                 (default: the day of play); schemes process
+                                 sessions in (scored_on, day, id) order, so a
+                                 late-scored session is processed after newer ones
+        session_replaces  int32  id of the session this one corrects, -1 none
     """
 
     session_names: np.ndarray
@@ -121,6 +127,14 @@ class Results:
     player_at_start: np.ndarray
     player_initial_grade: np.ndarray
     club_names: np.ndarray
+    session_scored_on: np.ndarray | None = None
+    session_replaces: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.session_scored_on is None:
+            self.session_scored_on = np.asarray(self.session_day, np.int32).copy()
+        if self.session_replaces is None:
+            self.session_replaces = np.full(len(self.session_day), -1, np.int32)
 
     @property
     def n_sessions(self) -> int:
@@ -160,9 +174,10 @@ class Results:
             if players.min() < 0 or players.max() >= P:
                 raise ValueError("a traveller names a player id outside 0..P-1")
 
-    def sessions_in_date_order(self) -> np.ndarray:
-        """Session ids sorted by (date, id): the order schemes process them."""
-        return np.lexsort((np.arange(self.n_sessions), self.session_day)).astype(np.int32)
+    def processing_order(self) -> np.ndarray:
+        """Session ids in the order schemes process them: (scored_on, date, id)."""
+        return np.lexsort((np.arange(self.n_sessions), self.session_day,
+                           self.session_scored_on)).astype(np.int32)
 
 
 _SCHEMA = [
@@ -175,6 +190,7 @@ _SCHEMA = [
     ("trav_ns_score", "T", np.int32), ("team_session", "M", np.int32), ("team_players", "M", np.int32),
     ("team_names", "M", None), ("player_names", "P", None), ("player_member", "P", np.bool_),
     ("player_at_start", "P", np.bool_), ("player_initial_grade", "P", np.float64),
+    ("session_scored_on", "S", np.int32), ("session_replaces", "S", np.int32),
 ]
 
 
@@ -209,7 +225,9 @@ class ScoredResults:
         day, month, club, event, scoring, winners, kind   (copied / derived)
         pair_start  int64 (S+1)  session s owns pair entries [pair_start[s], pair_start[s+1])
         trav_start  int64 (S+1)  and travellers [trav_start[s], trav_start[s+1])
-        order       int32 (S)    processing order: by date, then session id
+        order       int32 (S)    processing order: by (scored_on, date, session id)
+        replaces    int32 (S)    session this one corrects (-1 none): a scheme
+                                 removes that session's effect, then grades this one
     Pair entries (E) — one per partnership per session (teams: per pair):
         pair_players   int32 (E, 2)  the two players, lower id first
         pair_partnership int32 (E)   partnership id, stable across sessions
@@ -275,6 +293,11 @@ class ScoredResults:
     trav_ns_entry: np.ndarray
     trav_ew_entry: np.ndarray
     partnership_players: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int32))
+    replaces: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.replaces is None:
+            self.replaces = np.full(len(self.day), -1, np.int32)
     """(K, 2) the two players of each partnership id, lower id first."""
 
     @property

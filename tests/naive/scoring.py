@@ -70,3 +70,102 @@ def board_butler(scores, trim):
 def board_aggregate(scores):
     m = sum(scores) / len(scores)
     return [s - m for s in scores]
+
+
+# --- session scoring ---------------------------------------------------------
+
+def score_session(rows, scoring, winners, kind, neuberg=True, trim=1, teams=()):
+    """Score one session the slow way.
+
+    rows: list of dicts with round, board, table, ns (a, b), ew (a, b), score,
+        in traveller order (round, board, table).
+    teams: list of ((a, b), (c, d)) pairs of each team, in team-row order.
+    Returns (entries, trav_mp, matches): entries is a list of dicts in order
+    of first appearance; matches maps entry index -> list of match dicts.
+    """
+    def key(p):
+        return tuple(sorted(p))
+
+    order, index = [], {}
+    for row in rows:
+        for side in ("ns", "ew"):
+            k = key(row[side])
+            if k not in index:
+                index[k] = len(order)
+                order.append(k)
+    entries = [dict(players=k, seen=set(), boards=0, total=0.0) for k in order]
+    plays = {}
+    for i, row in enumerate(rows):
+        plays.setdefault(row["board"], []).append(i)
+    top_plays = max(len(v) for v in plays.values())
+    mp, value = [0.0] * len(rows), [0.0] * len(rows)
+    for board, idx in plays.items():
+        scores = [rows[i]["score"] for i in idx]
+        m = board_matchpoints(scores, top_plays, neuberg)
+        if scoring == "mp":
+            v = m
+        elif scoring == "butler":
+            v = board_butler(scores, trim)
+        elif scoring == "aggregate":
+            v = board_aggregate(scores)
+        else:
+            v = board_cross_imps(scores)
+        for q, i in enumerate(idx):
+            mp[i], value[i] = m[q], v[q]
+    for i, row in enumerate(rows):
+        ns, ew = entries[index[key(row["ns"])]], entries[index[key(row["ew"])]]
+        ns["seen"].add("NS")
+        ew["seen"].add("EW")
+        ns["boards"] += 1
+        ew["boards"] += 1
+        ns["total"] += value[i]
+        ew["total"] += (100 - value[i]) if scoring == "mp" else -value[i]
+    team_kind = kind in ("multiple_teams", "swiss_teams")
+    for e in entries:
+        e["score"] = e["total"] / e["boards"] if scoring == "mp" else e["total"]
+        e["direction"] = "NS" if e["seen"] == {"NS"} else "EW" if e["seen"] == {"EW"} else "MIXED"
+        e["group"] = (0 if e["direction"] == "NS" else 1) if (winners == 2 or team_kind) else 0
+        e["team"] = next((j for j, t in enumerate(teams) if e["players"] in (key(t[0]), key(t[1]))), -1)
+    for e in entries:
+        rivals = [f for f in entries if f is not e and f["group"] == e["group"]]
+        e["n_ranked"] = len(rivals)
+        e["beaten"] = sum(1.0 if e["score"] > f["score"] else 0.5 if e["score"] == f["score"] else 0.0
+                          for f in rivals)
+    matches = {}
+    if kind in ("swiss_pairs", "swiss_teams", "multiple_teams"):
+        for ei, e in enumerate(entries):
+            for rnd in sorted({row["round"] for row in rows}):
+                mine = [(i, row) for i, row in enumerate(rows) if row["round"] == rnd
+                        and e["players"] in (key(row["ns"]), key(row["ew"]))]
+                if not mine:
+                    continue
+                total, opp, mate, opp_mate = 0.0, -1, -1, -1
+                for i, row in mine:
+                    is_ns = key(row["ns"]) == e["players"]
+                    opp = index[key(row["ew"] if is_ns else row["ns"])]
+                    if not team_kind:
+                        v = value[i]
+                        total += (v if is_ns else 100 - v) if scoring == "mp" else (v if is_ns else -v)
+                        continue
+                    my_team, their_team = e["team"], entries[opp]["team"]
+                    for j, other in enumerate(rows):
+                        if j == i or other["round"] != rnd or other["board"] != row["board"]:
+                            continue
+                        tn, tw = entries[index[key(other["ns"])]]["team"], entries[index[key(other["ew"])]]["team"]
+                        if is_ns and (tn, tw) == (their_team, my_team):
+                            mate, opp_mate = index[key(other["ew"])], index[key(other["ns"])]
+                        elif not is_ns and (tn, tw) == (my_team, their_team):
+                            mate, opp_mate = index[key(other["ns"])], index[key(other["ew"])]
+                        else:
+                            continue
+                        x = imps(row["score"] - other["score"])
+                        total += x if is_ns else -x
+                        break
+                if not team_kind and scoring == "mp":
+                    total /= len(mine)
+                    result = 1.0 if total > 50 else 0.5 if total == 50 else 0.0
+                else:
+                    result = 1.0 if total > 0 else 0.5 if total == 0 else 0.0
+                matches.setdefault(ei, []).append(dict(opp=opp, mate=mate, opp_mate=opp_mate,
+                                                       boards=len(mine), score=total, result=result))
+    return entries, mp, matches

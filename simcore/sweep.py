@@ -1,0 +1,356 @@
+"""Sweeps: a grid of scenario × parameter × seed points run as dask tasks.
+
+``simcore sweep SWEEP.toml`` (or ``simcore.sweep.sweep(spec, out)``) expands
+a sweep file into points, runs every point as one dask task (one engine run
+grading all the requested scheme variants on the same simulated results),
+and writes each finished point to ``OUT/points/<point>.nc`` the moment it
+arrives.  Rerunning the same sweep into the same folder skips every point
+already written, so an interrupted sweep resumes where it stopped.  A point
+that raises is retried (``--retries``), then reported by name with its
+error; it is never silently dropped.  When every point is done the points
+are combined along a ``point`` dimension into ``OUT/combined.nc``.
+
+Sweep file (TOML)::
+
+    name = "gain-and-mixing"
+    scenario = "isolated-clubs"         # built-in name or a path
+    schemes = ["ngs", "ngs(gain=2)", "ppi"]
+    years = 3
+    replicates = 2
+    seed = 20261122                     # root seed of the whole sweep
+    seeds = 3                           # replicate the grid with 3 seeds
+    [grid]                              # dotted scenario keys -> values
+    "mixing.travel_rate" = [0.0, 0.02, 0.1]
+
+Seeds: point seed = ``SeedSequence(seed, spawn_key=(seed_index,))``, so it
+depends only on the root seed and the point's seed index — not on the order,
+the number of workers or which points ran before an interruption.  Points
+that share a seed index share their random numbers across the grid (common
+random numbers), so differences along a grid axis are not sampling noise.
+
+Cluster: a ``LocalCluster`` of single-threaded worker processes by default
+(``NUMBA_NUM_THREADS=1`` so numba does not oversubscribe the cores), or any
+running ``dask.distributed`` scheduler given by ``--scheduler ADDRESS``.
+Workers return each point's Dataset to the client, which writes the files,
+so a remote cluster needs no shared filesystem.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import itertools
+import json
+import os
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .cli import UsageError
+
+_TOP_KEYS = {"name", "scenario", "schemes", "years", "replicates", "seed", "seeds", "grid",
+             "snapshot", "runner"}
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A sweep: what every point runs and the grid of points.
+
+    name: label stored in the combined Dataset.
+    scenario: built-in scenario name or path to a scenario TOML.
+    schemes: scheme variants graded in every point (e.g. ``"ngs(gain=2)"``).
+    years: simulated years per point.
+    replicates: replicate populations per point.
+    seed: root seed of the sweep.
+    seeds: number of seed indices; the grid is repeated for each.
+    grid: dotted scenario key → list of values; the points are the
+        Cartesian product of the lists (in file order) times the seeds.
+    snapshot: ``"weekly"`` or ``"monthly"`` (None = the scenario's).
+    runner: ``"module:function"`` run for each point (default: the engine).
+    """
+
+    name: str
+    scenario: str
+    schemes: tuple[str, ...]
+    years: float = 3.0
+    replicates: int = 1
+    seed: int = 0
+    seeds: int = 1
+    grid: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    snapshot: str | None = None
+    runner: str = "simcore.sweep:run_point"
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["schemes"] = list(self.schemes)
+        d["grid"] = {k: list(v) for k, v in self.grid}
+        return d
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a sweep: grid values and seed."""
+
+    index: int
+    seed_index: int
+    seed: int
+    values: tuple[tuple[str, Any], ...]
+    label: str = field(default="")
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "seed_index": self.seed_index, "seed": self.seed,
+                "values": dict(self.values), "label": self.label}
+
+
+def _fail(path, key, value, allowed):
+    raise ValueError(f"{path}: {key} = {value!r} is not valid; {allowed}")
+
+
+def spec_from_dict(d: dict, source: str = "sweep") -> SweepSpec:
+    """Validate a sweep description (as read from TOML) into a SweepSpec."""
+    unknown = set(d) - _TOP_KEYS
+    if unknown:
+        raise ValueError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}; "
+                         f"allowed keys: {', '.join(sorted(_TOP_KEYS))}")
+    for key in ("name", "scenario", "schemes"):
+        if key not in d:
+            raise ValueError(f"{source}: missing required key {key!r}")
+    if not isinstance(d["name"], str) or not d["name"]:
+        _fail(source, "name", d["name"], "give a non-empty string")
+    if not isinstance(d["scenario"], str):
+        _fail(source, "scenario", d["scenario"], "give a built-in scenario name or a path")
+    schemes = d["schemes"]
+    if isinstance(schemes, str):
+        from .schemes import split_variants
+        schemes = split_variants(schemes)
+    if not isinstance(schemes, list) or not schemes or not all(isinstance(s, str) for s in schemes):
+        _fail(source, "schemes", d["schemes"], "give a non-empty list of scheme variants")
+    from .schemes import parse_variant
+    for s in schemes:
+        parse_variant(s)  # raises naming the bad variant
+    years = d.get("years", 3.0)
+    if isinstance(years, bool) or not isinstance(years, (int, float)) or not 0 < years <= 100:
+        _fail(source, "years", years, "give a number of years in (0, 100]")
+    for key, lo in (("replicates", 1), ("seeds", 1), ("seed", 0)):
+        v = d.get(key, lo if key != "seed" else 0)
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            _fail(source, key, v, f"give an integer >= {lo}")
+    snapshot = d.get("snapshot")
+    if snapshot is not None and snapshot not in ("weekly", "monthly"):
+        _fail(source, "snapshot", snapshot, "use 'weekly' or 'monthly'")
+    grid = d.get("grid", {})
+    if not isinstance(grid, dict):
+        _fail(source, "grid", grid, "give a table of dotted scenario keys -> lists of values")
+    grid_items = []
+    for k, v in grid.items():
+        if not isinstance(v, list) or not v:
+            _fail(source, f"grid.{k!r}", v, "give a non-empty list of values")
+        if len(set(map(repr, v))) != len(v):
+            _fail(source, f"grid.{k!r}", v, "values must be distinct")
+        grid_items.append((k, tuple(v)))
+    runner = d.get("runner", "simcore.sweep:run_point")
+    if not isinstance(runner, str) or ":" not in runner:
+        _fail(source, "runner", runner, "give 'module:function'")
+    return SweepSpec(name=d["name"], scenario=d["scenario"], schemes=tuple(schemes),
+                     years=float(years), replicates=int(d.get("replicates", 1)),
+                     seed=int(d.get("seed", 0)), seeds=int(d.get("seeds", 1)),
+                     grid=tuple(grid_items), snapshot=snapshot, runner=runner)
+
+
+def load_spec(path: str | os.PathLike) -> SweepSpec:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"sweep file {str(path)!r} does not exist")
+    try:
+        with open(path, "rb") as fh:
+            d = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: not valid TOML: {exc}") from None
+    return spec_from_dict(d, source=str(path))
+
+
+def point_seed(root: int, seed_index: int) -> int:
+    """The run seed of every point with this seed index (layout independent)."""
+    ss = np.random.SeedSequence(root, spawn_key=(seed_index,))
+    return int(ss.generate_state(1, np.uint32)[0])
+
+
+def expand(spec: SweepSpec) -> list[Point]:
+    """All points of a sweep, in a fixed order (grid in file order, then seeds)."""
+    keys = [k for k, _ in spec.grid]
+    combos = list(itertools.product(*[v for _, v in spec.grid])) if keys else [()]
+    points = []
+    for values in combos:
+        for s in range(spec.seeds):
+            vals = tuple(zip(keys, values))
+            text = ",".join(f"{k}={v!r}" for k, v in vals)
+            digest = hashlib.sha1(f"{text}|seed={s}".encode()).hexdigest()[:10]
+            points.append(Point(index=len(points), seed_index=s, seed=point_seed(spec.seed, s),
+                                values=vals, label=f"p{len(points):04d}-{digest}"))
+    return points
+
+
+def run_point(spec: dict, point: dict):
+    """Default runner: one engine run of the sweep's scenario at this point."""
+    from . import engine
+    from .scenario import load_scenario, with_overrides
+    scenario = with_overrides(load_scenario(spec["scenario"]), point["values"])
+    return engine.run(scenario, schemes=spec["schemes"], replicates=spec["replicates"],
+                      years=spec["years"], seed=point["seed"], snapshot=spec["snapshot"],
+                      threads=1, progress=False)
+
+
+def _resolve(runner: str):
+    modname, fname = runner.split(":", 1)
+    return getattr(importlib.import_module(modname), fname)
+
+
+def _run_task(spec_dict: dict, point_dict: dict):
+    ds = _resolve(spec_dict["runner"])(spec_dict, point_dict)
+    ds.attrs["sweep_point"] = json.dumps(point_dict, default=str)
+    return ds
+
+
+def _write_atomic(ds, path: Path) -> None:
+    tmp = path.with_suffix(".nc.tmp")
+    ds.to_netcdf(tmp, engine="h5netcdf")
+    os.replace(tmp, path)  # a killed sweep never leaves a half-written point
+
+
+def _point_path(out: Path, p: Point) -> Path:
+    return out / "points" / f"{p.label}.nc"
+
+
+def _check_out_dir(out: Path, spec: SweepSpec) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "points").mkdir(exist_ok=True)
+    manifest = out / "sweep.json"
+    want = spec.to_dict()
+    if manifest.exists():
+        have = json.loads(manifest.read_text())
+        if have != want:
+            raise UsageError(f"{out} holds a different sweep ({have.get('name')!r}); "
+                             "use another --out folder or delete it")
+    else:
+        manifest.write_text(json.dumps(want, indent=2, default=str))
+
+
+def _make_client(scheduler: str | None, workers: int | None):
+    from dask.distributed import Client, LocalCluster
+    if scheduler:
+        return Client(scheduler), None
+    n = workers or os.cpu_count() or 1
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                           env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+                           dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def combine(out: str | os.PathLike, points: list[Point], spec: SweepSpec):
+    """Concatenate the written points along ``point`` with their grid coordinates."""
+    import xarray as xr
+    out = Path(out)
+    parts = []
+    for p in points:
+        with xr.open_dataset(_point_path(out, p), engine="h5netcdf") as ds:
+            parts.append(ds.load())
+    combined = xr.concat(parts, dim="point", join="outer", combine_attrs="drop_conflicts")
+    combined = combined.assign_coords(
+        point=[p.label for p in points],
+        seed_index=("point", [p.seed_index for p in points]),
+        point_seed=("point", [p.seed for p in points]),
+        **{key.replace(".", "__"): ("point", [dict(p.values)[key] for p in points])
+           for key, _ in spec.grid})
+    combined.attrs["sweep"] = json.dumps(spec.to_dict(), default=str)
+    combined.attrs.pop("sweep_point", None)
+    return combined
+
+
+class SweepFailed(UsageError):
+    """Some points failed after their retries; the others are on disk."""
+
+
+def sweep(spec: SweepSpec, out: str | os.PathLike, *, scheduler: str | None = None,
+          workers: int | None = None, retries: int = 1, progress: bool = True):
+    """Run (or resume) a sweep; return the combined Dataset.
+
+    Finished points are skipped, failed ones retried ``retries`` times and
+    then reported in ``SweepFailed`` (``OUT/failures.json`` lists them).
+    """
+    from dask.distributed import as_completed
+    out = Path(out)
+    _check_out_dir(out, spec)
+    points = expand(spec)
+    todo = [p for p in points if not _point_path(out, p).exists()]
+    failures: dict[str, str] = {}
+    if todo:
+        # Compile (or load from the numba cache) in the parent first, so worker
+        # processes on this machine find every kernel already cached.
+        _resolve(spec.runner)
+        client, cluster = _make_client(scheduler, workers)
+        try:
+            spec_dict = spec.to_dict()
+            futures = {client.submit(_run_task, spec_dict, p.to_dict(), key=f"simcore-{p.label}",
+                                     retries=retries, pure=False): p for p in todo}
+            bar = None
+            if progress:
+                from tqdm import tqdm
+                bar = tqdm(total=len(points), initial=len(points) - len(todo), unit="point",
+                           desc=f"sweep {spec.name}", file=sys.stderr)
+            for fut in as_completed(futures):
+                p = futures[fut]
+                try:
+                    _write_atomic(fut.result(), _point_path(out, p))
+                except Exception as exc:  # noqa: BLE001 — reported, never dropped
+                    failures[p.label] = f"{type(exc).__name__}: {exc}"
+                if bar is not None:
+                    bar.update(1)
+                    if failures:
+                        bar.set_postfix(failed=len(failures))
+            if bar is not None:
+                bar.close()
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    if failures:
+        (out / "failures.json").write_text(json.dumps(failures, indent=2))
+        listing = "; ".join(f"{k}: {v}" for k, v in failures.items())
+        raise SweepFailed(f"{len(failures)} of {len(points)} points failed after {retries} "
+                          f"retries (rerun to resume): {listing}")
+    (out / "failures.json").unlink(missing_ok=True)
+    combined = combine(out, points, spec)
+    _write_atomic(combined, out / "combined.nc")
+    return combined
+
+
+# --- command line -------------------------------------------------------------
+
+def add_arguments(parser) -> None:
+    parser.add_argument("sweep_file", metavar="SWEEP.toml", help="the sweep description")
+    parser.add_argument("--out", default=None,
+                        help="output folder (default: sweep-<name>); rerun with the same folder to resume")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="address of a running dask.distributed scheduler (default: a local cluster)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes of the local cluster (default: one per core)")
+    parser.add_argument("--retries", type=int, default=1, help="retries of a failing point (default 1)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def main(args) -> int:
+    spec = load_spec(args.sweep_file)
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers {args.workers}: give at least 1")
+    if args.retries < 0:
+        raise UsageError(f"--retries {args.retries}: give 0 or more")
+    out = Path(args.out or f"sweep-{spec.name}")
+    combined = sweep(spec, out, scheduler=args.scheduler, workers=args.workers,
+                     retries=args.retries, progress=not args.no_progress)
+    print(f"{combined.sizes['point']} points combined into {out / 'combined.nc'}")
+    return 0
