@@ -1,0 +1,1139 @@
+"""The bridge score model: a simulated board played at a table yields a real bridge score.
+
+Units: strengths in grade points (50 = national average; a pair's true
+strength is the MP % it would average against an average field, SPEC §2),
+scores in bridge points (NS view, integers), IMPs, boards.
+
+In one paragraph
+----------------
+A board is a *deal* from a pool of pre-built deals.  A deal is a short list
+of contract options that real tables reach on such a hand -- the normal
+contract of the side it favours ("side A"), a partscore stop, the other
+strain, one level too high, the other side competing or sacrificing,
+doubles of failing contracts -- each with a weight and a double-dummy (DD)
+trick count; play noise spreads each option over DD-2..DD+1 tricks.  Scored
+with duplicate scoring at the board's vulnerability, these outcomes are the
+board's *ladder*: side A's distinct scores in ascending order with their
+probabilities p_0..p_{K-1} at an average table (equal outcomes merged).  Each
+table then draws one latent value
+
+    q = sigma(field) * (alpha * (s_A - s_B) + eps),    eps ~ N(0, 1),
+
+(s_A, s_B the strengths of the pairs sitting in side A's and side B's seats)
+and takes rung k where c_{k-1} < q <= c_k, with cut points
+c_k = Phi^-1(p_0 + ... + p_k): an ordered probit.  So an average table
+reproduces the ladder, a stronger side A climbs it, and every table that
+plays the board shares the same few outcomes: ties, flat boards, partscore,
+game and slam swings and the occasional disaster (a doubled contract several
+down) arise as in real duplicate.
+
+Contracts and scoring
+---------------------
+``bridge_score(level, strain, doubled, vulnerable, tricks)`` is the standard
+duplicate score of the declaring side (trick values 20/30/30+10, partscore
+50, game 300/500, small slam 500/750, grand 1000/1500, overtricks doubled
+100/200 and redoubled 200/400, the insult 50/100, undertricks 50/100
+undoubled and 100, 300, 500, 800, +300 (NV) or 200, 500, 800, +300 (V)
+doubled, twice that redoubled).  ``board_vulnerability(board)`` follows the
+standard 16-board cycle; the dealer plays no part.
+
+Deals (``_make_deal``)
+----------------------
+A deal is one of four kinds, drawn with probabilities p_flat, p_partscore,
+p_game, p_slam:
+
+* FLAT -- one contract (a game, or a partscore two levels lower) with weight
+  20 and a stop one level lower with weight 1; a fifth of the usual play
+  noise.  These give the boards on which every table scores the same.
+* PARTSCORE -- side A's partscore (C 14 %, D 14 %, H 24 %, S 26 %, NT 22 %;
+  suits at the 1/2/3 level 15/55/30 %, notrump 1NT 70 %, 2NT 30 %) with DD
+  tricks from one short to two over (20/35/30/15 %); notrump instead of the
+  suit (or a major instead of notrump); one level higher, and that doubled
+  when it fails; passed out (some 1-level deals); and on p_compete of the
+  deals side B's competing 2- or 3-level contract (DD two short to one over,
+  20/45/30/5 %), and that doubled when it fails.
+* GAME -- side A's game (4H 25 %, 4S 30 %, 3NT 30 %, 5C 7 %, 5D 8 %), DD
+  tricks two short to two over (5/25/40/22/8 %); a partscore stop; the other
+  game (3NT for a suit game, a major for 3NT) with one trick more or less;
+  one level too high; the game doubled when it fails; and on p_sacrifice of
+  the deals side B's doubled sacrifice 1-4 down (30/40/25/5 %), whose weight
+  is doubled at favourable and cut to 0.3 at unfavourable vulnerability.
+* SLAM -- side A's small slam or (15 %) grand slam (C 10, D 10, H 25, S 30,
+  NT 25 %), DD tricks one short to one over (25/55/20 %); stopping in game;
+  a grand one too many (or the small slam when the grand is on); the slam in
+  the other strain.
+
+Each option's weight is its base (the normal contract: ``consensus``, 0.6 x
+that for slams; a doubled failing contract: ``double_weight``; a contract one
+too high in a game deal 0.25; a grand 0.2; most others 1) times a lognormal
+factor exp(bidding_dispersion * z), drawn per deal and option: some deals
+pose bidding problems that split the field, others do not.  Play noise:
+declarer takes DD-2, DD-1, DD+1 tricks with probabilities play_minus2 * f,
+play_minus * f, play_plus * f (f = exp(play_dispersion * z) per deal), DD
+tricks otherwise.
+
+The ladder (``_ladder``) scores every option x trick outcome at the
+vulnerability, merges equal scores and sorts them; a board has at most
+MAX_RUNGS = 16 rungs: beyond that the least likely rung joins the neighbour
+with the closer score, repeatedly (7 % of boards, moving 0.2 % of
+probability on average; a median board has 12 rungs).
+
+The deal pool and boards
+------------------------
+``build_pool(params, key)`` builds ``pool_size`` deals once per run (about
+3 us a deal).  Each deal is stored four times, once per vulnerability of
+side A and side B, as ladder scores and cut points (+inf padded to 16).  A
+board of a session is ``deal_board(n_deals, vul, state)``: a random deal and
+a random orientation (side A sits NS or EW, so NS and EW are symmetric), at
+the vulnerability of its board number.  Its int32 *board code* is all the
+tables need; they share it.
+
+Tables
+------
+``draw_ns_score(scores, thresholds, code, s_ns, s_ew, alpha, sigma, state)``
+draws one table's NS score with one uniform: eps by table interpolation of
+the normal quantile, the rung by a four-step binary search.
+
+alpha (latent units per grade point) makes a strength gap count: it is
+tuned so that a pair 1 grade point above an otherwise equal field gains
+1 MP % (d E[MP %] / d gap = 1 at gap 0), which is what a grade point means.
+The probit saturates, so the expected score tails off for large gaps
+(FR15): 50 + gap holds within 0.1 up to +-8 and the gain falls below the
+gap beyond (about 65.6 at +16 and 72.5 at +24, symmetric below 50).
+
+sigma = field_sigma(field) = max(sigma_floor, 1 - sigma_slope * (field - 50)),
+where ``field`` is the mean strength of the session's players.  Stronger
+fields are less noisy: the latent is pulled towards the board's central
+rungs, more tables score alike and boards are flatter (FR18: sessions
+averaging over 57 have F about 4 % lower; 1 - 0.024 * 9 gives 0.962 at 59).
+The noise scale belongs to the field, not the table, and multiplies the
+strength term too, because the other choices break linearity: with sigma
+per table a pair 8 points above its field sits at a quieter table than the
+pairs it is compared with, which makes E[MP %] asymmetric (57.5 at +8 but
+41.7 at -8, and no tail-off below 50); with the strength term outside sigma
+a grade point is worth 1/sigma MP % -- 1.25 in a field of 59.  Scaled as
+here, E[MP %] = 50 + pair - field within 0.3 up to +-8 in fields from 44
+to 59 (slope at gap 0: 1.015 in a field of 44, 1.00 at 50, 0.97 at 59).
+Callers pass sigma; one value serves a whole session.
+
+Card play for the IMPs-lost rating (seed 003)
+---------------------------------------------
+The IMPs-lost rating reads card-play records, not scores: IMPs lost against
+double-dummy play per board on which a player was declarer or defender
+(rating = 3400 - 1000 x that).  ``draw_imps_lost(strength, boards, ...)``
+makes one record: the player is dummy on Binomial(boards, dummy_share)
+boards (dummy loses nothing); on the others he makes Poisson(played x
+lambda / 5.33) mistakes, each costing MISTAKE_IMPS with MISTAKE_PROBS (an
+overtrick 1 IMP 30 %, partscores 2-9, games 10-12, doubled games and slams
+13-17; mean 5.33).  So most boards cost nothing and the expected loss per
+played board is exactly
+
+    lambda(t) = max(imps_lost_floor, imps_lost_base + imps_lost_slope * (50 - t)),
+
+by default 1.2 at t = 50 (rating 2200, the scheme's initial rating),
+rating = 2200 + 50 (t - 50), and the floor 0.55 (rating 2850) for the
+randomness nobody avoids (the seed: 0.5-0.6 IMPs a board).  It is
+independent of the score model.
+
+Parameters (``BridgeModelParams``, defaults in brackets)
+--------------------------------------------------------
+deal mix: p_flat [0.01], p_partscore [0.475], p_game [0.40], p_slam [0.115]
+    (they must sum to 1);
+bidding: consensus [0.7], bidding_dispersion [1.1], p_compete [0.6],
+    p_sacrifice [0.4], double_weight [0.5];
+play: play_minus [0.24], play_minus2 [0.03], play_plus [0.24],
+    play_dispersion [0.3] (play_minus + play_minus2 + play_plus <= 0.9);
+tables: alpha [0.0377 latent units per grade point], sigma_slope [0.024 per
+    grade point], sigma_floor [0.5];
+pool: pool_size [8192 deals];
+card play: imps_lost_base [1.2 IMPs/board], imps_lost_slope [0.05 IMPs/board
+    per grade point], imps_lost_floor [0.55 IMPs/board], dummy_share [0.25].
+Each field's metadata holds its help text and bounds; a bad value raises a
+ValueError naming the field and the value.  The defaults were tuned with
+``simcore calibrate`` (seeds 101, 202, 303 and others; never the seeds the
+tests use) to the EBU variability study (seed 001, FR18): see
+``simcore.calibrate`` for the figures and how each is measured.
+
+Speed (``python -m simcore.bridge_model``; one core here): a table draw
+about 10 ns per table-board, ``deal_board`` about 4 ns plus one cache miss
+per board, the pool about 3 us per deal, a card-play record about 130 ns
+per player-session.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from . import rng
+from ._jit import kernel
+from .rng import normal_quantile, seed_stream, uniform
+from .scoring import board_matchpoints
+
+# --- contracts and duplicate scoring ---------------------------------------
+
+CLUBS, DIAMONDS, HEARTS, SPADES, NOTRUMP = range(5)
+STRAINS = ("C", "D", "H", "S", "NT")
+UNDOUBLED, DOUBLED, REDOUBLED = 0, 1, 2
+
+VUL_NONE, VUL_NS, VUL_EW, VUL_BOTH = range(4)
+VULNERABILITIES = ("None", "NS", "EW", "All")
+
+
+@kernel
+def _score(level, strain, doubled, vulnerable, tricks):
+    """Declarer side's duplicate score (bridge points); level 0 = passed out."""
+    if level == 0:
+        return 0
+    need = level + 6
+    mult = 1 << doubled                       # 1, 2, 4
+    if tricks >= need:
+        if strain >= HEARTS:
+            per = 30
+        else:
+            per = 20
+        contract = per * level
+        if strain == NOTRUMP:
+            contract += 10
+        contract *= mult
+        score = contract
+        if contract >= 100:
+            score += 500 if vulnerable else 300
+        else:
+            score += 50
+        if level == 6:
+            score += 750 if vulnerable else 500
+        elif level == 7:
+            score += 1500 if vulnerable else 1000
+        over = tricks - need
+        if doubled == 0:
+            score += over * per
+        else:
+            score += over * (100 if not vulnerable else 200) * (mult // 2)
+            score += 50 * (mult // 2)          # the insult: 50 doubled, 100 redoubled
+        return score
+    down = need - tricks
+    if doubled == 0:
+        return -down * (100 if vulnerable else 50)
+    if vulnerable:
+        pen = 200 + 300 * (down - 1)
+    else:
+        pen = 100
+        if down >= 2:
+            pen += 200 * min(down - 1, 2)
+        if down >= 4:
+            pen += 300 * (down - 3)
+    return -pen * (mult // 2)
+
+
+def bridge_score(level: int, strain: int | str, doubled: int, vulnerable: bool, tricks: int) -> int:
+    """Duplicate score (bridge points) of the declaring side.
+
+    level 1..7 (0 = passed out, scores 0); strain 0..4 or "C", "D", "H", "S",
+    "NT"; doubled 0 (undoubled), 1 (doubled) or 2 (redoubled); vulnerable:
+    the declaring side's vulnerability; tricks 0..13 taken by declarer.
+    Positive when the contract makes.  NS view: negate when EW declared.
+    """
+    if isinstance(strain, str):
+        if strain.upper() not in STRAINS:
+            raise ValueError(f"bridge_score: strain={strain!r} must be one of {', '.join(STRAINS)}")
+        strain = STRAINS.index(strain.upper())
+    for name, value, lo, hi in (("level", level, 0, 7), ("strain", strain, 0, 4),
+                                ("doubled", doubled, 0, 2), ("tricks", tricks, 0, 13)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+            raise ValueError(f"bridge_score: {name}={value!r} must be an integer in {lo}..{hi}")
+    return int(_score(int(level), int(strain), int(doubled), bool(vulnerable), int(tricks)))
+
+
+def board_vulnerability(board: int) -> int:
+    """Vulnerability code (VUL_NONE, VUL_NS, VUL_EW, VUL_BOTH) of board number ``board`` >= 1.
+
+    The standard 16-board cycle: 1 None, 2 NS, 3 EW, 4 All, 5 NS, 6 EW, 7 All,
+    8 None, 9 EW, 10 All, 11 None, 12 NS, 13 All, 14 None, 15 NS, 16 EW; then
+    board 17 is like board 1.  (The dealer rotates too but does not matter here.)
+    """
+    if isinstance(board, bool) or not isinstance(board, (int, np.integer)) or board < 1:
+        raise ValueError(f"board_vulnerability: board={board!r} must be an integer >= 1")
+    return int(_vulnerability(int(board)))
+
+
+@kernel(inline="always")
+def _vulnerability(board):
+    b = (board - 1) % 16
+    return (b + b // 4) % 4
+
+
+# --- parameters ---------------------------------------------------------------
+
+def _p(default, help, lo=None, hi=None):
+    meta = {"help": help}
+    if lo is not None:
+        meta["min"] = lo
+    if hi is not None:
+        meta["max"] = hi
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class BridgeModelParams:
+    """Parameters of the bridge score model (see the module docstring)."""
+
+    # deal mix
+    p_flat: float = _p(0.01, "share of deals with one near-certain result (everyone in the same "
+                             "contract with the same tricks)", 0.0, 1.0)
+    p_partscore: float = _p(0.475, "share of partscore deals", 0.0, 1.0)
+    p_game: float = _p(0.40, "share of game deals", 0.0, 1.0)
+    p_slam: float = _p(0.115, "share of slam deals (small or grand)", 0.0, 1.0)
+    # bidding
+    consensus: float = _p(0.7, "weight of the normal contract relative to each alternative "
+                               "(higher: the field agrees more, flatter boards)", 0.0)
+    bidding_dispersion: float = _p(1.1, "sd of the log of each contract option's weight across "
+                                        "deals (how much deals differ in their bidding problems)", 0.0)
+    p_compete: float = _p(0.6, "share of partscore deals in which the other side competes", 0.0, 1.0)
+    p_sacrifice: float = _p(0.4, "share of game deals in which the other side may sacrifice", 0.0, 1.0)
+    double_weight: float = _p(0.5, "weight of the doubled version of a failing contract, "
+                                   "relative to an alternative", 0.0)
+    # play
+    play_minus: float = _p(0.24, "probability declarer takes one trick fewer than double dummy", 0.0, 1.0)
+    play_minus2: float = _p(0.03, "probability declarer takes two tricks fewer than double dummy", 0.0, 1.0)
+    play_plus: float = _p(0.24, "probability declarer takes one trick more than double dummy "
+                                "(a defensive error)", 0.0, 1.0)
+    play_dispersion: float = _p(0.3, "sd of the log of a deal's play-error rates (hard and easy deals)", 0.0)
+    # tables
+    alpha: float = _p(0.0377, "latent shift per grade point of strength difference (NS minus EW)", 0.0)
+    sigma_slope: float = _p(0.024, "fall of the latent noise scale per grade point of the field mean "
+                                  "strength above 50 (stronger fields are less noisy)", 0.0)
+    sigma_floor: float = _p(0.5, "smallest latent noise scale (very strong fields)", 1e-6)
+    # deal pool
+    pool_size: int = _p(8192, "deals in the pool sessions draw their boards from", 1)
+    # card play (IMPs-lost scheme)
+    imps_lost_base: float = _p(1.2, "IMPs lost per board (vs double dummy) by a 50 player", 0.0)
+    imps_lost_slope: float = _p(0.05, "extra IMPs lost per board per grade point below 50", 0.0)
+    imps_lost_floor: float = _p(0.55, "IMPs lost per board to randomness even by perfect players", 0.0)
+    dummy_share: float = _p(0.25, "share of boards on which a player is dummy (loses nothing)", 0.0, 1.0)
+
+    def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type in ("int", int):
+                ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+                kind = "an integer"
+            else:
+                ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) \
+                    and math.isfinite(value)
+                kind = "a finite number"
+            if not ok:
+                raise ValueError(f"BridgeModelParams: {f.name}={value!r} must be {kind}")
+            lo, hi = f.metadata.get("min"), f.metadata.get("max")
+            if lo is not None and value < lo:
+                raise ValueError(f"BridgeModelParams: {f.name}={value!r} must be >= {lo}")
+            if hi is not None and value > hi:
+                raise ValueError(f"BridgeModelParams: {f.name}={value!r} must be <= {hi}")
+        total = self.p_flat + self.p_partscore + self.p_game + self.p_slam
+        if abs(total - 1.0) > 1e-9:
+            raise ValueError(f"BridgeModelParams: p_flat={self.p_flat!r}, p_partscore={self.p_partscore!r}, "
+                             f"p_game={self.p_game!r}, p_slam={self.p_slam!r}: "
+                             f"p_flat + p_partscore + p_game + p_slam = {total:.6g} must be 1")
+        if self.play_minus + self.play_minus2 + self.play_plus > 0.9:
+            raise ValueError("BridgeModelParams: play_minus + play_minus2 + play_plus = "
+                             f"{self.play_minus + self.play_minus2 + self.play_plus!r} must be <= 0.9")
+
+    def deal_vector(self) -> np.ndarray:
+        """The deal-construction parameters as the float64 vector kernels read (index constants _P_*)."""
+        return np.array([getattr(self, name) for name in _DEAL_FIELDS], dtype=np.float64)
+
+
+_DEAL_FIELDS = ("p_flat", "p_partscore", "p_game", "p_slam", "consensus", "bidding_dispersion",
+                "p_compete", "p_sacrifice", "double_weight", "play_minus", "play_minus2", "play_plus",
+                "play_dispersion")
+(_P_FLAT, _P_PART, _P_GAME, _P_SLAM, _P_CONSENSUS, _P_BIDDISP, _P_COMPETE, _P_SACRIFICE,
+ _P_DOUBLE, _P_MINUS, _P_MINUS2, _P_PLUS, _P_PLAYDISP) = range(len(_DEAL_FIELDS))
+
+# --- the deal generator -----------------------------------------------------
+
+MAX_OPTIONS = 8
+"""Most contract options a deal can have."""
+MAX_RUNGS = 16
+"""Most outcomes (rungs) a board can have; the per-table search assumes exactly 16 slots."""
+
+SIDE_A, SIDE_B = 0, 1
+"""Side A is the side the deal favours (it owns the normal contract); side B the other."""
+KIND_PLAIN, KIND_SACRIFICE = 0, 1
+"""A sacrifice option's weight depends on the vulnerability (_SACRIFICE_VUL)."""
+OPT_LEVEL, OPT_STRAIN, OPT_SIDE, OPT_DOUBLED, OPT_TRICKS, OPT_KIND = range(6)
+"""Columns of an option row: contract level, strain, declaring side, doubled, double-dummy tricks, kind."""
+
+# Small discrete distributions of the deal generator, as cumulative probabilities.
+_PART_STRAIN = np.cumsum([0.14, 0.14, 0.24, 0.26, 0.22])          # C D H S NT
+_PART_LEVEL_SUIT = np.cumsum([0.15, 0.55, 0.30])                   # 1 2 3
+_PART_MARGIN = np.cumsum([0.20, 0.35, 0.30, 0.15])                 # DD tricks over the contract: -1..+2
+_GAME_KIND = np.cumsum([0.25, 0.30, 0.30, 0.07, 0.08])             # 4H 4S 3NT 5C 5D
+_GAME_STRAIN = (HEARTS, SPADES, NOTRUMP, CLUBS, DIAMONDS)
+_GAME_LEVEL = (4, 4, 3, 5, 5)
+_GAME_MARGIN = np.cumsum([0.05, 0.25, 0.40, 0.22, 0.08])           # -2..+2
+_SLAM_STRAIN = np.cumsum([0.10, 0.10, 0.25, 0.30, 0.25])           # C D H S NT
+_SLAM_MARGIN = np.cumsum([0.25, 0.55, 0.20])                       # -1..+1
+_COMPETE_MARGIN = np.cumsum([0.20, 0.45, 0.30, 0.05])              # -2..+1
+_SACRIFICE_DOWN = np.cumsum([0.30, 0.40, 0.25, 0.05])              # 1..4 down
+_ALT_SHIFT = np.cumsum([0.35, 0.40, 0.25])                         # 0, 1, 2 (shifted by the caller)
+_SACRIFICE_VUL = np.array([[1.0, 0.3], [2.0, 1.0]])
+"""Sacrifice weight factor by [A vulnerable, B vulnerable]: B sacrifices more at favourable vulnerability."""
+
+
+@kernel
+def _pick(cum, st):
+    """Index drawn from the cumulative probabilities ``cum`` (one uniform)."""
+    u = uniform(st)
+    k = 0
+    while k < cum.shape[0] - 1 and u > cum[k]:
+        k += 1
+    return k
+
+
+@kernel
+def _weight(base, sd, st):
+    """Option weight: base x lognormal(0, sd) (one uniform)."""
+    return base * np.exp(sd * normal_quantile(uniform(st)))
+
+
+@kernel
+def _add(opts, w, n, level, strain, side, doubled, tricks, weight, kind):
+    """Append an option (tricks clipped to 0..13); returns the new count."""
+    if n >= MAX_OPTIONS:
+        return n
+    opts[n, OPT_LEVEL] = level
+    opts[n, OPT_STRAIN] = strain
+    opts[n, OPT_SIDE] = side
+    opts[n, OPT_DOUBLED] = doubled
+    opts[n, OPT_TRICKS] = min(max(tricks, 0), 13)
+    opts[n, OPT_KIND] = kind
+    w[n] = weight
+    return n + 1
+
+
+@kernel
+def _other_suit(sa, st):
+    """A random suit other than ``sa`` (any suit when sa is notrump)."""
+    sb = np.int64(uniform(st) * 4.0)
+    if sb == sa:
+        sb = (sb + 1 + np.int64(uniform(st) * 3.0)) % 4
+    return sb
+
+
+@kernel
+def _make_deal(P, st, opts, w, noise):
+    """One deal: its contract options (side A's view) and play-noise probabilities.
+
+    P: BridgeModelParams.deal_vector().  Writes the options into ``opts``
+    (int64[MAX_OPTIONS, 6], columns OPT_*) and their weights into ``w``;
+    noise[0..3] = P(declarer takes DD-2, DD-1, DD, DD+1 tricks).  Returns the
+    number of options.  See the module docstring for the rules.
+    """
+    disp = P[_P_BIDDISP]
+    cons = P[_P_CONSENSUS]
+    dw = P[_P_DOUBLE]
+    play = np.exp(P[_P_PLAYDISP] * normal_quantile(uniform(st)))
+    n = 0
+    u = uniform(st)
+    if u < P[_P_FLAT]:
+        # FLAT: everyone bids the same contract and takes the same tricks
+        k = _pick(_GAME_KIND, st)
+        sa, la = _GAME_STRAIN[k], _GAME_LEVEL[k]
+        if uniform(st) < 0.4:
+            la -= 2                                              # a flat partscore
+        ta = la + 6 + (1 if uniform(st) < 0.3 else 0)
+        n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, 20.0 * _weight(1.0, disp, st), KIND_PLAIN)
+        n = _add(opts, w, n, la - 1 if la > 1 else la + 1, sa, SIDE_A, 0, ta, _weight(1.0, disp, st),
+                 KIND_PLAIN)
+        play *= 0.2
+    elif u < P[_P_FLAT] + P[_P_PART]:
+        # PARTSCORE: A's partscore, another strain, one level higher (and doubled when
+        # that fails), sometimes passed out, sometimes B competes (and is doubled)
+        sa = _pick(_PART_STRAIN, st)
+        la = (1 if uniform(st) < 0.7 else 2) if sa == NOTRUMP else 1 + _pick(_PART_LEVEL_SUIT, st)
+        ta = la + 6 + _pick(_PART_MARGIN, st) - 1
+        n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, _weight(cons, disp, st), KIND_PLAIN)
+        if sa == NOTRUMP:
+            s2, l2, t2 = (HEARTS if uniform(st) < 0.5 else SPADES), 2, ta + _pick(_ALT_SHIFT, st)
+        else:
+            s2, l2, t2 = NOTRUMP, max(1, la - 1), ta - 2 + _pick(_ALT_SHIFT, st)
+        n = _add(opts, w, n, l2, s2, SIDE_A, 0, t2, _weight(1.0, disp, st), KIND_PLAIN)
+        n = _add(opts, w, n, la + 1, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
+        if ta < la + 7:
+            n = _add(opts, w, n, la + 1, sa, SIDE_A, 1, ta, _weight(dw, disp, st), KIND_PLAIN)
+        if la == 1 and sa != NOTRUMP and uniform(st) < 0.3:
+            n = _add(opts, w, n, 0, NOTRUMP, SIDE_A, 0, 0, _weight(0.3, disp, st), KIND_PLAIN)
+        if uniform(st) < P[_P_COMPETE]:
+            sb = _other_suit(sa, st)
+            lb = 2 if uniform(st) < 0.6 else 3
+            tb = lb + 6 + _pick(_COMPETE_MARGIN, st) - 2
+            n = _add(opts, w, n, lb, sb, SIDE_B, 0, tb, _weight(1.0, disp, st), KIND_PLAIN)
+            if tb < lb + 6:
+                n = _add(opts, w, n, lb, sb, SIDE_B, 1, tb, _weight(dw, disp, st), KIND_PLAIN)
+    elif u < P[_P_FLAT] + P[_P_PART] + P[_P_GAME]:
+        # GAME: A's game, a partscore stop, the other game (3NT or a major), one level
+        # too high, the game doubled when it fails, sometimes B's doubled sacrifice
+        k = _pick(_GAME_KIND, st)
+        sa, la = _GAME_STRAIN[k], _GAME_LEVEL[k]
+        ta = la + 6 + _pick(_GAME_MARGIN, st) - 2
+        n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, _weight(cons, disp, st), KIND_PLAIN)
+        ls = 2 if sa == NOTRUMP else (3 if sa <= DIAMONDS else la - 1)
+        n = _add(opts, w, n, ls, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
+        if sa == NOTRUMP:
+            s2, l2, t2 = (HEARTS if uniform(st) < 0.5 else SPADES), 4, ta + _pick(_ALT_SHIFT, st)
+        elif sa >= HEARTS:
+            s2, l2, t2 = NOTRUMP, 3, ta - 2 + _pick(_ALT_SHIFT, st)
+        else:
+            s2, l2, t2 = NOTRUMP, 3, ta - 3 + _pick(_ALT_SHIFT, st)
+        n = _add(opts, w, n, l2, s2, SIDE_A, 0, t2, _weight(1.0, disp, st), KIND_PLAIN)
+        n = _add(opts, w, n, la + 1, sa, SIDE_A, 0, ta, _weight(0.25, disp, st), KIND_PLAIN)
+        if ta < la + 6:
+            n = _add(opts, w, n, la, sa, SIDE_A, 1, ta, _weight(dw, disp, st), KIND_PLAIN)
+        if uniform(st) < P[_P_SACRIFICE]:
+            sb = _other_suit(sa, st)
+            # over 3NT at the four level; over a suit game the same level in a
+            # higher suit, one level higher in a lower one
+            lb = 4 if sa == NOTRUMP else (la if sb > sa else la + 1)
+            tb = lb + 6 - 1 - _pick(_SACRIFICE_DOWN, st)
+            n = _add(opts, w, n, lb, sb, SIDE_B, 1, tb, _weight(1.0, disp, st), KIND_SACRIFICE)
+    else:
+        # SLAM: A's small or grand slam, stopping in game, a grand that is one too
+        # many (or the small slam when the grand is on), the slam in the other strain
+        sa = _pick(_SLAM_STRAIN, st)
+        la = 7 if uniform(st) < 0.15 else 6
+        ta = la + 6 + _pick(_SLAM_MARGIN, st) - 1
+        n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, _weight(0.6 * cons, disp, st), KIND_PLAIN)
+        lg = 3 if sa == NOTRUMP else (4 if sa >= HEARTS else 5)
+        n = _add(opts, w, n, lg, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
+        if la == 7:
+            n = _add(opts, w, n, 6, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
+        else:
+            n = _add(opts, w, n, 7, sa, SIDE_A, 0, ta, _weight(0.2, disp, st), KIND_PLAIN)
+        if sa == NOTRUMP:
+            s2, t2 = (HEARTS if uniform(st) < 0.5 else SPADES), ta + _pick(_ALT_SHIFT, st)
+        else:
+            s2, t2 = NOTRUMP, ta - 1 + _pick(_ALT_SHIFT, st)
+        n = _add(opts, w, n, la, s2, SIDE_A, 0, t2, _weight(0.5, disp, st), KIND_PLAIN)
+    # this deal's play noise: the base rates times a deal factor, at most 0.9 in all
+    e2 = P[_P_MINUS2] * play
+    e1 = P[_P_MINUS] * play
+    ep = P[_P_PLUS] * play
+    tot = e1 + e2 + ep
+    if tot > 0.9:
+        e2 *= 0.9 / tot
+        e1 *= 0.9 / tot
+        ep *= 0.9 / tot
+    noise[0] = e2
+    noise[1] = e1
+    noise[2] = 1.0 - e2 - e1 - ep
+    noise[3] = ep
+    return n
+
+
+@kernel
+def _ladder(opts, w, n_opt, noise, vul_a, vul_b, scores, probs, tmp_s, tmp_p):
+    """A board's outcome ladder: options x play noise, side A's scores ascending, ties merged.
+
+    Writes ``scores`` (side A's view, bridge points) and ``probs``; returns the
+    number of rungs.  Beyond MAX_RUNGS the least likely rung is folded into
+    the neighbour whose score is closer (the lower one on a tie), repeatedly.
+    tmp_s, tmp_p: work arrays of 4 * MAX_OPTIONS.
+    """
+    total = 0.0
+    for i in range(n_opt):
+        f = w[i]
+        if opts[i, OPT_KIND] == KIND_SACRIFICE:
+            f *= _SACRIFICE_VUL[vul_a, vul_b]
+        total += f
+    m = 0
+    for i in range(n_opt):
+        f = w[i]
+        if opts[i, OPT_KIND] == KIND_SACRIFICE:
+            f *= _SACRIFICE_VUL[vul_a, vul_b]
+        f /= total
+        by_a = opts[i, OPT_SIDE] == SIDE_A
+        vul = vul_a if by_a else vul_b
+        for j in range(4):
+            p = f * noise[j]
+            if p <= 0.0:
+                continue
+            t = min(max(opts[i, OPT_TRICKS] + j - 2, 0), 13)
+            s = _score(opts[i, OPT_LEVEL], opts[i, OPT_STRAIN], opts[i, OPT_DOUBLED], vul, t)
+            if not by_a:
+                s = -s
+            # insert into the sorted list, merging equal scores
+            pos = 0
+            while pos < m and tmp_s[pos] < s:
+                pos += 1
+            if pos < m and tmp_s[pos] == s:
+                tmp_p[pos] += p
+            else:
+                for q in range(m, pos, -1):
+                    tmp_s[q] = tmp_s[q - 1]
+                    tmp_p[q] = tmp_p[q - 1]
+                tmp_s[pos] = s
+                tmp_p[pos] = p
+                m += 1
+    while m > MAX_RUNGS:
+        k = 0
+        for i in range(1, m):
+            if tmp_p[i] < tmp_p[k]:
+                k = i
+        if k == 0:
+            nb = 1
+        elif k == m - 1:
+            nb = m - 2
+        elif tmp_s[k] - tmp_s[k - 1] <= tmp_s[k + 1] - tmp_s[k]:
+            nb = k - 1
+        else:
+            nb = k + 1
+        tmp_p[nb] += tmp_p[k]
+        for q in range(k, m - 1):
+            tmp_s[q] = tmp_s[q + 1]
+            tmp_p[q] = tmp_p[q + 1]
+        m -= 1
+    for i in range(m):
+        scores[i] = tmp_s[i]
+        probs[i] = tmp_p[i]
+    return m
+
+
+@kernel
+def _build_pool(P, key, first, scores, thresholds, probs, n_rungs):
+    """Build deals first, first + 1, ... of stream ``key`` into the pool rows.
+
+    Deal d is drawn from stream (key, first + d, 0) and fills rows 4d + 2 vul_a
+    + vul_b, one per vulnerability of side A and side B.  Past the last rung
+    the scores repeat the last one, the probabilities are 0 and the cut points
+    are +inf.  thresholds[row, k] = Phi^-1(P(rung <= k)) at an average table.
+    """
+    opts = np.empty((MAX_OPTIONS, 6), np.int64)
+    w = np.empty(MAX_OPTIONS, np.float64)
+    noise = np.empty(4, np.float64)
+    sc = np.empty(MAX_RUNGS, np.int64)
+    pr = np.empty(MAX_RUNGS, np.float64)
+    tmp_s = np.empty(4 * MAX_OPTIONS, np.int64)
+    tmp_p = np.empty(4 * MAX_OPTIONS, np.float64)
+    st = np.empty(1, np.uint64)
+    for d in range(scores.shape[0] // 4):
+        seed_stream(st, key, first + d, 0)
+        n_opt = _make_deal(P, st, opts, w, noise)
+        for vc in range(4):
+            row = 4 * d + vc
+            m = _ladder(opts, w, n_opt, noise, vc >> 1, vc & 1, sc, pr, tmp_s, tmp_p)
+            n_rungs[row] = m
+            cum = 0.0
+            for k in range(MAX_RUNGS):
+                scores[row, k] = sc[min(k, m - 1)]
+                probs[row, k] = pr[k] if k < m else 0.0
+                if k < m - 1:
+                    cum += pr[k]
+                    # rungs less likely than 1e-12 at an average table count as impossible
+                    # at the top and as 1e-15 at the bottom: no infinite or NaN cut points
+                    if cum < 1.0 - 1e-12:
+                        thresholds[row, k] = normal_quantile(max(cum, 1e-15))
+                    else:
+                        thresholds[row, k] = np.inf
+                else:
+                    thresholds[row, k] = np.inf
+
+
+@dataclass(frozen=True)
+class DealPool:
+    """Pre-built deals: a board is one row, shared by every table that plays it.
+
+    scores: int32[R, MAX_RUNGS] outcome scores (bridge points, side A's view,
+        ascending); thresholds: float64[R, MAX_RUNGS] latent cut points;
+        probs: float64[R, MAX_RUNGS] rung probabilities at an average table
+        (equal pairs of strength 50); n_rungs: int32[R].  R = 4 x deals.
+    """
+
+    scores: np.ndarray
+    thresholds: np.ndarray
+    probs: np.ndarray
+    n_rungs: np.ndarray
+
+    @property
+    def n_deals(self) -> int:
+        return self.scores.shape[0] // 4
+
+
+def build_pool(params: BridgeModelParams, key, n_deals: int | None = None, first: int = 0) -> DealPool:
+    """Build ``n_deals`` deals (default ``params.pool_size``) from stream key ``key``."""
+    n = params.pool_size if n_deals is None else n_deals
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"build_pool: n_deals={n!r} must be a positive integer")
+    scores = np.empty((4 * n, MAX_RUNGS), np.int32)
+    thr = np.empty((4 * n, MAX_RUNGS), np.float64)
+    probs = np.empty((4 * n, MAX_RUNGS), np.float64)
+    nr = np.empty(4 * n, np.int32)
+    _build_pool(params.deal_vector(), np.uint64(key), int(first), scores, thr, probs, nr)
+    return DealPool(scores, thr, probs, nr)
+
+
+# --- tables ------------------------------------------------------------------
+
+_NQ_CELLS = 2048
+_NQ_EDGE = 10      # cells at each end left to the tail formula (interpolation error > 5e-4 there)
+_NQ_TABLE = np.array([0.0] + [statistics.NormalDist().inv_cdf(i / _NQ_CELLS) for i in range(1, _NQ_CELLS)]
+                     + [0.0])
+
+
+@kernel(inline="always")
+def fast_normal(state):
+    """Standard normal from one uniform: the inverse CDF interpolated in a table.
+
+    Linear interpolation between the exact quantiles at i/2048 (error below
+    2e-5 for |z| < 2 and below 5e-4 up to |z| = 2.6); in the 1 % of draws
+    beyond (|z| > 2.6) the Abramowitz-Stegun 26.2.23 tail formula (error
+    below 5e-4).  About 1.5 ns on top of the uniform, against about 9 ns for
+    ``rng.normal``; the code is kept small so that it inlines into the
+    table-draw loops.
+    """
+    u = uniform(state)
+    x = u * _NQ_CELLS
+    i = np.int64(x)
+    if i < _NQ_EDGE or i >= _NQ_CELLS - _NQ_EDGE:
+        p = u if u < 0.5 else 1.0 - u
+        t = np.sqrt(-2.0 * np.log(p))
+        z = t - (2.515517 + t * (0.802853 + t * 0.010328)) / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308)))
+        return -z if u < 0.5 else z
+    f = x - i
+    return _NQ_TABLE[i] + f * (_NQ_TABLE[i + 1] - _NQ_TABLE[i])
+
+
+@kernel(inline="always")
+def board_code(deal, vul, flip):
+    """Code of a board: deal ``deal`` of the pool at vulnerability ``vul`` (VUL_*).
+
+    flip = 1 puts side A (the side the deal favours) EW.  code = 2 * row +
+    flip with row = 4 * deal + 2 * vul_a + vul_b, the pool row of the deal
+    seen from side A.
+    """
+    ns_v = vul & 1                      # NS vulnerable on VUL_NS and VUL_BOTH
+    ew_v = vul >> 1                     # EW vulnerable on VUL_EW and VUL_BOTH
+    # arithmetic, not branches: the vulnerability changes from board to board
+    va = ns_v + flip * (ew_v - ns_v)
+    vb = ew_v + flip * (ns_v - ew_v)
+    return np.int32(2 * (4 * deal + 2 * va + vb) + flip)
+
+
+@kernel(inline="always")
+def deal_board(n_deals, vul, state):
+    """Code of a fresh board at vulnerability ``vul``: a random deal of the pool, random side A.
+
+    Two uniform draws; call once per board per session.
+    """
+    d = np.int64(uniform(state) * n_deals)
+    return board_code(d, vul, np.int64(uniform(state) < 0.5))
+
+
+@kernel(inline="always")
+def field_sigma(field_strength, sigma_slope, sigma_floor):
+    """Latent noise scale of a session whose players average ``field_strength`` grade points."""
+    s = 1.0 - sigma_slope * (field_strength - 50.0)
+    return s if s > sigma_floor else sigma_floor
+
+
+@kernel(inline="always")
+def latent_score(scores, thresholds, code, q):
+    """NS score (bridge points) of board ``code`` for a table whose latent is ``q`` (side A's view)."""
+    row = code >> 1
+    # the rung is the number of cut points below q: a binary search over the
+    # row's MAX_RUNGS = 16 entries (padded with +inf), four compares
+    k = 8 if q > thresholds[row, 7] else 0
+    if q > thresholds[row, k + 3]:
+        k += 4
+    if q > thresholds[row, k + 1]:
+        k += 2
+    if q > thresholds[row, k]:
+        k += 1
+    return scores[row, k] * (1 - 2 * (code & 1))     # side A's score, negated when A sits EW
+
+
+@kernel(inline="always")
+def draw_ns_score(scores, thresholds, code, s_ns, s_ew, alpha, sigma, state):
+    """NS score (bridge points) at one table of board ``code``; one uniform draw.
+
+    s_ns, s_ew: pair strengths (grade points); alpha: latent shift per grade
+    point; sigma: the session's noise scale (``field_sigma``).
+    """
+    d = (s_ns - s_ew) * (1 - 2 * (code & 1))         # side A minus side B
+    return latent_score(scores, thresholds, code, sigma * (alpha * d + fast_normal(state)))
+
+
+@kernel
+def play_board(scores, thresholds, code, ns_strength, ew_strength, alpha, sigma, state, out):
+    """NS scores (bridge points) of board ``code`` at n tables: out[i] for NS pair i vs EW pair i."""
+    for i in range(out.shape[0]):
+        out[i] = draw_ns_score(scores, thresholds, code, ns_strength[i], ew_strength[i], alpha, sigma, state)
+
+
+# --- a simple full Mitchell, for tests and calibration -----------------------
+
+@kernel
+def mitchell_round(tables, board_set, table):
+    """Round in which ``table`` plays ``board_set`` in the internal full Mitchell.
+
+    T tables, T rounds, one board set per table.  NS pair t sits at table t;
+    EW pair e sits at table (e + r) mod T in round r (EW move up a table).
+    Odd T: the sets move down a table (table t plays set (t + r) mod T).
+    Even T: the sets are duplicated and every table plays set r in round r
+    (a plain Mitchell would bring EW back to the sets they have played).
+    """
+    if tables % 2 == 1:
+        return (board_set - table) % tables
+    return board_set
+
+
+@kernel
+def _play_mitchell(scores, thresholds, codes, boards_per_round, ns_strength, ew_strength, alpha, sigma,
+                   key, session, out_scores, out_ew, out_pct):
+    """Play one session of the internal full Mitchell.
+
+    codes: int32[T * boards_per_round] board codes; ns_strength, ew_strength:
+    float64[T] (grade points).  Writes out_scores[b, t] (NS score, bridge
+    points, at table t on board b), out_ew[b, t] (EW pair id there) and
+    out_pct[0:T] NS pairs' and out_pct[T:2T] EW pairs' session MP %.
+    """
+    T = ns_strength.shape[0]
+    nb = codes.shape[0]
+    st = np.empty(1, np.uint64)
+    mp = np.empty(T, np.float64)
+    for i in range(2 * T):
+        out_pct[i] = 0.0
+    for b in range(nb):
+        seed_stream(st, key, session, b)
+        s = b // boards_per_round
+        for t in range(T):
+            r = mitchell_round(T, s, t)
+            e = (t - r) % T
+            out_ew[b, t] = e
+            out_scores[b, t] = draw_ns_score(scores, thresholds, codes[b], ns_strength[t], ew_strength[e],
+                                             alpha, sigma, st)
+        board_matchpoints(out_scores[b], T, False, mp)
+        for t in range(T):
+            out_pct[t] += mp[t]
+            out_pct[T + out_ew[b, t]] += 100.0 - mp[t]
+    for i in range(2 * T):
+        out_pct[i] /= nb
+
+
+# --- Python conveniences -------------------------------------------------------
+
+def _keys(seed):
+    """(pool key, table-draw key) of a run seeded with ``seed``."""
+    key = rng.replicate_keys(seed, 1)[0]
+    return rng.child_key(key, 1), rng.child_key(key, 2)
+
+
+def _strengths(name, value, n):
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,) or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be {n} finite strengths (grade points), got {value!r}")
+    return arr
+
+
+def simulate_boards(params: BridgeModelParams, ns_strength, ew_strength, n_boards: int, seed: int = 0,
+                    field_strength: float | None = None, pool: DealPool | None = None) -> np.ndarray:
+    """NS scores (bridge points, int32[n_boards, n]) of ``n_boards`` boards each played at n tables.
+
+    Table i seats the NS pair of strength ``ns_strength[i]`` against the EW
+    pair ``ew_strength[i]`` (grade points; scalars are broadcast when n is
+    given by the other).  Board k is board number k + 1 (its vulnerability),
+    a random deal of the pool built from ``seed`` (or ``pool``).  The noise
+    scale comes from ``field_strength`` (default: the mean of all pairs).
+    """
+    if isinstance(n_boards, bool) or not isinstance(n_boards, (int, np.integer)) or n_boards < 1:
+        raise ValueError(f"simulate_boards: n_boards={n_boards!r} must be a positive integer")
+    n = max(np.size(ns_strength), np.size(ew_strength))
+    ns = _strengths("ns_strength", ns_strength, n)
+    ew = _strengths("ew_strength", ew_strength, n)
+    if field_strength is None:
+        field_strength = 0.5 * (ns.mean() + ew.mean())
+    pool_key, draw_key = _keys(seed)
+    if pool is None:
+        pool = build_pool(params, pool_key)
+    sigma = field_sigma(float(field_strength), params.sigma_slope, params.sigma_floor)
+    out = np.empty((n_boards, n), np.int32)
+    _play_boards(pool.scores, pool.thresholds, pool.n_deals, ns, ew, params.alpha, sigma, draw_key, out)
+    return out
+
+
+@kernel
+def _play_boards(scores, thresholds, n_deals, ns_strength, ew_strength, alpha, sigma, key, out):
+    st = np.empty(1, np.uint64)
+    for b in range(out.shape[0]):
+        seed_stream(st, key, b, 0)
+        code = deal_board(n_deals, _vulnerability(b + 1), st)
+        play_board(scores, thresholds, code, ns_strength, ew_strength, alpha, sigma, st, out[b])
+
+
+@dataclass(frozen=True)
+class MitchellSession:
+    """One session of the internal full Mitchell (see ``mitchell_round``).
+
+    ns_scores: int32[boards, T] NS score (bridge points) at table t on board
+    b; ew_pair: int32[boards, T] the EW pair at that table; codes: the board
+    codes; ns_pct, ew_pct: float64[T] session MP % of NS pair t / EW pair e.
+    Board b is board number b + 1 and belongs to round-set b // boards_per_round.
+    """
+
+    ns_scores: np.ndarray
+    ew_pair: np.ndarray
+    codes: np.ndarray
+    ns_pct: np.ndarray
+    ew_pct: np.ndarray
+
+
+def simulate_mitchell_session(params: BridgeModelParams, tables: int = 8, boards_per_round: int = 3,
+                              seed: int = 0, session: int = 0, ns_strength=50.0, ew_strength=50.0,
+                              field_strength: float | None = None,
+                              pool: DealPool | None = None) -> MitchellSession:
+    """Simulate session ``session`` of a full Mitchell: ``tables`` rounds of ``boards_per_round`` boards.
+
+    Every pair plays every board once and every board is played ``tables``
+    times.  Strengths in grade points (scalars broadcast).
+    """
+    for name, value, lo in (("tables", tables, 2), ("boards_per_round", boards_per_round, 1),
+                            ("session", session, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
+            raise ValueError(f"simulate_mitchell_session: {name}={value!r} must be an integer >= {lo}")
+    ns = _strengths("ns_strength", ns_strength, tables)
+    ew = _strengths("ew_strength", ew_strength, tables)
+    if field_strength is None:
+        field_strength = 0.5 * (ns.mean() + ew.mean())
+    pool_key, draw_key = _keys(seed)
+    if pool is None:
+        pool = build_pool(params, pool_key)
+    nb = tables * boards_per_round
+    codes = np.empty(nb, np.int32)
+    _deal_session(pool.n_deals, rng.child_key(draw_key, session), codes)
+    sigma = field_sigma(float(field_strength), params.sigma_slope, params.sigma_floor)
+    scores = np.empty((nb, tables), np.int32)
+    ew_pair = np.empty((nb, tables), np.int32)
+    pct = np.empty(2 * tables, np.float64)
+    _play_mitchell(pool.scores, pool.thresholds, codes, boards_per_round, ns, ew, params.alpha, sigma,
+                   draw_key, session, scores, ew_pair, pct)
+    return MitchellSession(scores, ew_pair, codes, pct[:tables].copy(), pct[tables:].copy())
+
+
+@kernel
+def _deal_session(n_deals, key, codes):
+    st = np.empty(1, np.uint64)
+    seed_stream(st, key, 0, 0)
+    for b in range(codes.shape[0]):
+        codes[b] = deal_board(n_deals, _vulnerability(b + 1), st)
+
+
+# --- card play: IMPs lost against double dummy (the IMPs-lost rating) -----------
+
+MISTAKE_IMPS = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17], dtype=np.int64)
+"""IMP cost of one card-play mistake against double-dummy play."""
+MISTAKE_PROBS = np.array([0.30, 0.08, 0.07, 0.06, 0.07, 0.08, 0.04, 0.03, 0.02, 0.09, 0.03, 0.08,
+                          0.03, 0.01, 0.01])
+"""How often a mistake costs each of MISTAKE_IMPS: an overtrick (1), a partscore made or
+not (2-6), a double partscore swing (7-9), a game made or not (10 NV, 12 V), a doubled
+game or a slam (13-17)."""
+_MISTAKE_CUM = np.cumsum(MISTAKE_PROBS)
+MEAN_MISTAKE_IMPS = float(np.dot(MISTAKE_IMPS, MISTAKE_PROBS))
+
+
+@kernel
+def imps_lost_rate(strength, base, slope, floor):
+    """Expected IMPs lost per board played as declarer or defender by a player of ``strength``.
+
+    lambda(t) = max(floor, base + slope * (50 - t)); grade points in, IMPs out.
+    """
+    lam = base + slope * (50.0 - strength)
+    return lam if lam > floor else floor
+
+
+@kernel
+def _binomial(n, p, state):
+    """Binomial(n, p) by inversion (one uniform per 400 trials)."""
+    total = 0
+    left = n
+    q = 1.0 - p
+    while left > 0:
+        m = min(left, 400)
+        left -= m
+        if p <= 0.0:
+            continue
+        if q <= 0.0:
+            total += m
+            continue
+        u = uniform(state)
+        pk = q ** m
+        cdf = pk
+        k = 0
+        while u > cdf and k < m:
+            pk *= (m - k) / (k + 1.0) * p / q
+            k += 1
+            cdf += pk
+        total += k
+    return total
+
+
+@kernel
+def _poisson(mu, state):
+    """Poisson(mu) by inversion (one uniform per 400 of mean)."""
+    total = 0
+    left = mu
+    while left > 0.0:
+        m = min(left, 400.0)
+        left -= m
+        u = uniform(state)
+        pk = np.exp(-m)
+        cdf = pk
+        k = 0
+        while u > cdf and k < 100000:
+            k += 1
+            pk *= m / k
+            cdf += pk
+        total += k
+    return total
+
+
+@kernel
+def draw_imps_lost(strength, boards, base, slope, floor, dummy_share, state):
+    """IMPs lost against double dummy by a player over ``boards`` boards: (imps_lost, boards_played).
+
+    The player is dummy on Binomial(boards, dummy_share) boards (dummy loses
+    nothing); on the others he makes Poisson(boards_played * lambda / mean
+    cost) mistakes, each costing MISTAKE_IMPS with MISTAKE_PROBS.  So the
+    expected IMPs lost per board played is lambda(strength) exactly.  Draws:
+    one for the dummy boards, one for the number of mistakes, one per
+    mistake (about 5 in a 24-board session at strength 50).
+    """
+    dummy = _binomial(boards, dummy_share, state)
+    played = boards - dummy
+    n = _poisson(played * imps_lost_rate(strength, base, slope, floor) / MEAN_MISTAKE_IMPS, state)
+    total = 0
+    for _ in range(n):
+        u = uniform(state)
+        k = 0
+        while k < _MISTAKE_CUM.shape[0] - 1 and u > _MISTAKE_CUM[k]:
+            k += 1
+        total += MISTAKE_IMPS[k]
+    return total, played
+
+
+def simulate_imps_lost(params: BridgeModelParams, strength, boards, seed: int = 0):
+    """(imps_lost, boards_played) int64 arrays: one card-play record per (player strength, boards).
+
+    strength: grade points; boards: boards in the session (the player was
+    declarer, defender or dummy).  Record i uses stream (seed, i).
+    """
+    t = np.atleast_1d(np.asarray(strength, np.float64))
+    b = np.broadcast_to(np.asarray(boards), t.shape)
+    if not np.all(np.isfinite(t)):
+        raise ValueError(f"simulate_imps_lost: strength={strength!r} must be finite grade points")
+    if not np.issubdtype(b.dtype, np.integer) or np.any(b < 0):
+        raise ValueError(f"simulate_imps_lost: boards={boards!r} must be non-negative integers")
+    key = rng.child_key(rng.replicate_keys(seed, 1)[0], 3)
+    imps_out = np.empty(t.shape, np.int64)
+    played = np.empty(t.shape, np.int64)
+    _imps_lost_many(t, b.astype(np.int64), params.imps_lost_base, params.imps_lost_slope,
+                    params.imps_lost_floor, params.dummy_share, key, imps_out, played)
+    return imps_out, played
+
+
+@kernel
+def _imps_lost_many(strength, boards, base, slope, floor, dummy_share, key, imps_out, played):
+    st = np.empty(1, np.uint64)
+    for i in range(strength.shape[0]):
+        seed_stream(st, key, i, 0)
+        imps_out[i], played[i] = draw_imps_lost(strength[i], boards[i], base, slope, floor, dummy_share, st)
+
+
+# --- throughput ------------------------------------------------------------------
+
+
+@kernel
+def _bench_draws(scores, thresholds, n_deals, n_boards, n_tables, alpha, sigma, key, sink):
+    st = np.empty(1, np.uint64)
+    seed_stream(st, key, 0, 0)
+    acc = 0
+    for b in range(n_boards):
+        code = deal_board(n_deals, _vulnerability(b % 16 + 1), st)
+        for t in range(n_tables):
+            acc += draw_ns_score(scores, thresholds, code, 45.0 + (t & 7), 52.0 - (t & 3), alpha, sigma, st)
+    sink[0] = acc
+
+
+@kernel
+def _bench_deal(n_deals, n_boards, key, sink):
+    st = np.empty(1, np.uint64)
+    seed_stream(st, key, 0, 0)
+    acc = 0
+    for b in range(n_boards):
+        acc += deal_board(n_deals, _vulnerability(b % 16 + 1), st)
+    sink[0] = acc
+
+
+@kernel
+def _bench_imps(n, boards, key, sink):
+    st = np.empty(1, np.uint64)
+    seed_stream(st, key, 0, 0)
+    acc = 0
+    for i in range(n):
+        imps, played = draw_imps_lost(40.0 + (i % 20), boards, 1.2, 0.05, 0.55, 0.25, st)
+        acc += imps + played
+    sink[0] = acc
+
+
+def throughput(params: BridgeModelParams | None = None, repeat: int = 5) -> dict:
+    """Best-of-``repeat`` timings (ns) of the model's kernels, after compiling them."""
+    params = params or BridgeModelParams()
+    sink = np.zeros(1, np.int64)
+    key = np.uint64(12345)
+
+    def best(fn):
+        fn()
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter_ns()
+            fn()
+            times.append(time.perf_counter_ns() - t0)
+        return min(times)
+
+    n_pool = 2048
+    pool = build_pool(params, key, 16)
+    res = {"pool_build_ns_per_deal": best(lambda: build_pool(params, key, n_pool)) / n_pool}
+    pool = build_pool(params, key)
+    nb = 200_000
+    res["deal_board_ns_per_board"] = best(lambda: _bench_deal(pool.n_deals, nb, key, sink)) / nb
+    # cost of a board at T tables = per-board part (deal + first touch of the row) + T x per-table draw
+    sizes = (4, 8, 16, 32)
+    per_board = []
+    for tables in sizes:
+        nbt = 2_000_000 // tables
+        per_board.append(best(lambda: _bench_draws(pool.scores, pool.thresholds, pool.n_deals, nbt, tables,
+                                                   params.alpha, 1.0, key, sink)) / nbt)
+        res[f"board_ns_at_{tables}_tables"] = per_board[-1]
+    slope, intercept = np.polyfit(np.array(sizes, float), np.array(per_board), 1)
+    res["draw_ns_per_table_board"] = float(slope)
+    res["board_overhead_ns"] = float(intercept)
+    ni = 200_000
+    res["imps_lost_ns_per_player_session_24_boards"] = best(lambda: _bench_imps(ni, 24, key, sink)) / ni
+    return res
+
+
+def _main() -> int:
+    res = throughput()
+    print("simcore.bridge_model throughput (one core, best of 5, compiled):")
+    for k, v in res.items():
+        print(f"  {k:<45} {v:8.1f} ns")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
