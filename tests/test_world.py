@@ -1,0 +1,146 @@
+import numpy as np
+import pytest
+
+import naive
+from simcore import rng, scenario, world
+
+KEY = rng.replicate_keys(2026, 1)[0]
+
+
+@pytest.fixture(scope="module")
+def default_world():
+    return world.build_world(scenario.load_scenario("default"), KEY)
+
+
+def small(name, **over):
+    sc = scenario.load_scenario(name)
+    changes = {f"clubs[{i}].members": 24 for i in range(len(sc.clubs))}
+    changes.update(over)
+    return scenario.with_overrides(sc, changes)
+
+
+@pytest.mark.parametrize("name", ["default", "isolated-clubs", "aces-eights", "online"])
+def test_kernel_matches_reference(name):
+    sc = small(name, **({"online.members": 60} if name == "online" else {}))
+    w = world.build_world(sc, KEY)
+    ev_logit = np.log(np.maximum(w.ev_entry_rate, 1e-12) / np.maximum(1 - w.ev_entry_rate, 1e-12))
+    params = dict(travel_rate=sc.mixing.travel_rate, second_weight=sc.mixing.second_club_weight,
+                  cap=int(sc.players.activity_cap), guest=sc.partnerships.odd_player == "guest")
+    for week in (0, 1, 9, 120):
+        plan = world.plan_sessions(w, week, week + 1)
+        slots = world._week_slots(w, week)
+        day0 = w.start_day + 7 * week
+        ref = naive.plan_week(w, week, slots, world.active_on(w, day0), world.strength_on(w, day0), ev_logit, params)
+        # the plan renumbers slots into sessions sorted by (day, venue, slot): compare as sets of rows
+        got = []
+        for s in range(plan.n_sessions):
+            for e in range(plan.entry_start[s], plan.entry_start[s + 1]):
+                got.append((int(plan.day[s]), int(plan.venue[s]), int(plan.a[e]), int(plan.b[e]),
+                            int(plan.ptype[e]), round(float(plan.bonus[e]), 12), int(plan.team[e])))
+        want = [(int(slots["day"][s]), int(slots["venue"][s]), a, b, typ, round(float(bon), 12), team)
+                for s, a, b, typ, bon, team in ref]
+        assert sorted(got) == sorted(want)
+
+
+def test_chunking_does_not_change_the_plan(default_world):
+    whole = world.plan_sessions(default_world, 0, 8)
+    parts = [world.plan_sessions(default_world, 0, 3), world.plan_sessions(default_world, 3, 8)]
+    for field in ("day", "venue", "kind", "a", "b", "ptype", "team"):
+        np.testing.assert_array_equal(getattr(whole, field), np.concatenate([getattr(p, field) for p in parts]))
+
+
+def test_same_key_same_world_and_different_key_differs():
+    sc = scenario.load_scenario("default")
+    a, b = world.build_world(sc, KEY), world.build_world(sc, KEY)
+    np.testing.assert_array_equal(a.base_strength, b.base_strength)
+    np.testing.assert_array_equal(world.plan_sessions(a, 5, 6).a, world.plan_sessions(b, 5, 6).a)
+    c = world.build_world(sc, rng.replicate_keys(2026, 2)[1])
+    assert not np.array_equal(a.base_strength, c.base_strength)
+
+
+def test_clubs_match_the_scenario(default_world):
+    w, sc = default_world, default_world.scenario
+    for c, entry in enumerate(sc.clubs):
+        ids = np.arange(w.club_first[c], w.guest_first[c])
+        start = ids[w.at_start[ids]]
+        assert len(start) == entry.members
+        s = w.base_strength[start]
+        se = entry.strength_sd / np.sqrt(len(s))
+        assert abs(s.mean() - entry.strength_mean) < 4 * se
+        assert abs(s.std() - entry.strength_sd) < 4 * entry.strength_sd / np.sqrt(2 * len(s))
+    joiners = ~w.at_start & w.member
+    offset = (w.base_strength - w.club_mean[np.maximum(w.home_club, 0)])[joiners]
+    assert abs(offset.mean() - sc.players.newcomer_offset) < 4 * sc.players.newcomer_sd / np.sqrt(joiners.sum())
+    assert not w.member[w.guest_first[0]:w.guest_stop[0]].any()
+
+
+def test_activity_is_heavy_tailed_and_rises_with_strength(default_world):
+    w = default_world
+    act = w.activity[w.member & (w.ptype != world.NEAR_EXCLUSIVE)]
+    s = w.base_strength[w.member & (w.ptype != world.NEAR_EXCLUSIVE)]
+    assert np.mean(act) > np.median(act)  # right-skewed
+    assert np.corrcoef(np.log(act), s)[0, 1] > 0.05
+
+
+def year_of_entries(w, weeks=52):
+    plan = world.plan_sessions(w, 0, weeks)
+    sess = np.repeat(np.arange(plan.n_sessions), np.diff(plan.entry_start))
+    return plan, sess
+
+
+def test_near_exclusive_pairs_play_over_85_percent_together():
+    w = world.build_world(scenario.load_scenario("aces-eights"), KEY)
+    plan, _ = year_of_entries(w)
+    together = np.zeros(w.n_players)
+    played = np.zeros(w.n_players)
+    for a, b in zip(plan.a, plan.b):
+        for x, y in ((a, b), (b, a)):
+            played[x] += 1
+            together[x] += w.partner[x] == y
+    ne = (w.ptype == world.NEAR_EXCLUSIVE) & (w.partner2 < 0) & (played >= 20) & w.at_start
+    share = together[ne].sum() / played[ne].sum()
+    assert share > 0.85, share
+
+
+def test_isolated_clubs_never_mix_before_the_date_and_do_after():
+    w = world.build_world(scenario.load_scenario("isolated-clubs"), KEY)
+    end_week = (w.isolation_end - w.start_day) // 7
+    for first, last, mixes in ((0, 20, False), (end_week + 4, end_week + 24, True)):
+        plan = world.plan_sessions(w, first, last)
+        sess = np.repeat(np.arange(plan.n_sessions), np.diff(plan.entry_start))
+        venue = plan.venue[sess]
+        away = 0
+        for who in (plan.a, plan.b):
+            home = w.home_club[who]
+            away += np.sum((venue != home) & w.member[who])
+        assert (away > 0) == mixes, (first, away)
+
+
+def test_event_fields_are_stronger(default_world):
+    w = default_world
+    plan, sess = year_of_entries(w)
+    s = world.strength_on(w, w.start_day)
+    pair = (s[plan.a] + s[plan.b]) / 2
+    at_event = plan.venue[sess] >= w.n_clubs
+    diff = pair[at_event].mean() - pair[~at_event].mean()
+    se = pair.std() * np.sqrt(1 / at_event.sum() + 1 / (~at_event).sum())
+    assert diff > 3 * se, (diff, se)
+
+
+def test_field_sizes_are_realistic(default_world):
+    plan, _ = year_of_entries(default_world, 12)
+    pairs = np.diff(plan.entry_start)
+    club = plan.venue < default_world.n_clubs
+    assert pairs[club].min() >= world.MIN_PAIRS and 5 <= pairs[club].mean() / 2 <= 18
+
+
+def test_strength_paths():
+    sc = scenario.with_overrides(scenario.load_scenario("default"),
+                                 {"players.learner_share": 1.0, "players.decline_share": 0.0,
+                                  "players.step_rate": 0.0})
+    w = world.build_world(sc, KEY)
+    j = np.flatnonzero(~w.at_start & w.member)[0]
+    d = int(w.join_day[j])
+    assert world.strength_on(w, d)[j] == pytest.approx(w.base_strength[j])
+    later = d + int(sc.players.learner_years * 365.25) + 10
+    assert world.strength_on(w, later)[j] == pytest.approx(w.base_strength[j] + sc.players.learner_gain)
