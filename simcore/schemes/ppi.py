@@ -407,7 +407,7 @@ def _check_scored(state: PPIState, scored, out_after: np.ndarray) -> None:
         is_mp = np.repeat(np.asarray(scored.scoring) == SCORING_MP, np.diff(scored.trav_start))
         bad = np.flatnonzero(is_mp & ~((mp >= 0) & (mp <= 100)))
         if len(bad):
-            raise ValueError(f"ppi: trav_ns_mp row {int(bad[0])} is {mp[bad[0]]!r}; MP % must be in 0..100")
+            raise ValueError(f"ppi: trav_ns_mp row {int(bad[0])} is {float(mp[bad[0]])!r}; MP % must be in 0..100")
 
 
 SCHEME = PPIScheme

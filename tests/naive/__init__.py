@@ -11,3 +11,4 @@ write ``naive.imps(...)``.  Add a module per area and one import line here.
 from .rng import *  # noqa: F401,F403
 from .scoring import *  # noqa: F401,F403
 from .ppi import *  # noqa: F401,F403
+from .imps_lost import *  # noqa: F401,F403
