@@ -62,8 +62,8 @@ class Params:
     imps_scale: float = _param(1000.0, "rating points per IMP lost per board", min=1e-9)
     batch: int = _param(12, "boards per batch", min=1)
     k_initial: int = _param(48, "k while the player has at most initial_batches batches")
-    initial_batches: int = _param(30, "batches rated with k_initial (the script's k changes after batch 31)",
-                                  min=0)
+    initial_batches: int = _param(30, "k stays k_initial while the batch count is at most this; checked after "
+                                  "each batch, so batches 1..initial_batches+1 use it (as the script does)", min=0)
     k_reached: int = _param(16, "k afterwards if the rating ever reached reached_rating")
     k_other: int = _param(24, "k afterwards otherwise")
     reached_rating: float = _param(2500.0, "rating that, once reached, switches k to k_reached (rating points)")
