@@ -84,10 +84,17 @@ def parse_overrides(items: list[str]) -> dict[str, str]:
 
 def main(args) -> int:
     scheme = make_scheme(args.scheme, parse_overrides(args.overrides))
-    table = grade_bundle(args.bundle, scheme)
+    if args.partnerships and not has_partnership_grades(scheme):
+        raise ValueError(f"{scheme.name} has no partnership-level grades; drop --partnerships")
+    if scheme.name == "imps-lost":
+        write_csv(args.out, grade_bundle(args.bundle, scheme))
+        return 0
+    results = _read_bundle(Path(args.bundle))
+    scored = _score(results)
+    table, state = grade_results(results, scored, scheme, label=args.bundle)
     write_csv(args.out, table)
     if args.partnerships:
-        write_csv(args.partnerships, grade_partnerships(args.bundle, scheme))
+        write_csv(args.partnerships, partnership_table(results, scored, scheme, state))
     return 0
 
 
@@ -176,26 +183,42 @@ def grade_card_play(table, scheme) -> dict[str, np.ndarray]:
             "imps_left": out[:, 2], "k": out[:, 3].astype(np.int64), "batches": out[:, 4].astype(np.int64)}
 
 
-def grade_partnerships(source, scheme) -> dict[str, np.ndarray]:
-    """Partnership grades after the last session, for schemes that have them.
+def has_partnership_grades(scheme) -> bool:
+    return hasattr(scheme, "pair_ratings") or hasattr(scheme, "partnership_grades")
 
-    A scheme offers them through ``partnership_grades(state, day)`` →
-    float64 per partnership id (NaN if none); the two players of each id are
-    ``ScoredResults.partnership_players``.
+
+def partnership_table(results, scored, scheme, state) -> dict[str, np.ndarray]:
+    """Partnership-level grades on the last session's day, for schemes that have them.
+
+    A scheme offers them through either hook:
+
+    * ``pair_ratings(state, day)`` → dict of arrays over partnership ids
+      with at least ``grade`` (grade points, NaN if none); its other 1-D
+      columns (``rating``, ``sessions``, ``established``, ...) are written too;
+    * ``partnership_grades(state, day)`` → grade points per partnership id.
+
+    The two players of each id are ``ScoredResults.partnership_players``.
+    Returns ``PARTNERSHIP_COLUMNS`` (+ the scheme's extra columns), one row
+    per partnership with a grade.
     """
-    scheme = as_scheme(scheme)
-    if not hasattr(scheme, "partnership_grades"):
+    if not has_partnership_grades(scheme):
         raise ValueError(f"{scheme.name} has no partnership-level grades; drop --partnerships")
-    results = _read_bundle(Path(source)) if isinstance(source, (str, Path)) else source
-    scored = _score(results)
-    _, state = grade_results(results, scored, scheme)
     last_day = int(np.max(results.session_day))
-    grades = np.asarray(scheme.partnership_grades(state, last_day), np.float64)
+    if hasattr(scheme, "pair_ratings"):
+        columns = dict(scheme.pair_ratings(state, last_day))
+        grades = np.asarray(columns.pop("grade"), np.float64)
+    else:
+        columns, grades = {}, np.asarray(scheme.partnership_grades(state, last_day), np.float64)
     pp = np.asarray(scored.partnership_players)
     keep = np.flatnonzero(np.isfinite(grades[:len(pp)]))
     names = np.asarray(results.player_names, object)
-    return {"partnership": keep, "player1": names[pp[keep, 0]], "player2": names[pp[keep, 1]],
-            "grade": grades[keep]}
+    table = {"partnership": keep, "player1": names[pp[keep, 0]], "player2": names[pp[keep, 1]],
+             "grade": grades[keep]}
+    for name, col in columns.items():
+        col = np.asarray(col)
+        if col.ndim == 1 and len(col) >= len(pp) and name not in table:
+            table[name] = col[keep]
+    return table
 
 
 def write_csv(path, table: dict[str, np.ndarray]) -> None:
@@ -273,5 +296,5 @@ def _score(results):
     return _needed("simcore.scoring", "score_results")(results)
 
 
-__all__ = ["grade_bundle", "grade_results", "grade_card_play", "grade_partnerships", "write_csv",
+__all__ = ["grade_bundle", "grade_results", "grade_card_play", "partnership_table", "write_csv",
            "parameters_text", "parse_overrides"]

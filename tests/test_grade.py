@@ -138,7 +138,40 @@ def test_csv_keeps_full_precision(tmp_path):
     assert rows[1][:2] == ["s2", "2024-03-05"]
 
 
-def test_partnerships_need_a_scheme_that_has_them(tmp_path):
-    results, _ = two_clubs()
+def test_partnerships_need_a_scheme_that_has_them(tmp_path, capsys):
+    results, scored = two_clubs()
+    table, state = grade.grade_results(results, scored, "ppi")
     with pytest.raises(ValueError, match="ppi has no partnership-level grades; drop --partnerships"):
-        grade.grade_partnerships(results, "ppi")
+        grade.partnership_table(results, scored, ppi.PPIScheme(), state)
+    rc = cli.main(["grade", str(tmp_path), "--scheme", "ppi", "--out", str(tmp_path / "g.csv"),
+                   "--partnerships", str(tmp_path / "p.csv")])
+    assert rc == 2 and "ppi has no partnership-level grades" in capsys.readouterr().err
+
+
+class PairMeanPPI(ppi.PPIScheme):
+    """PPI plus a made-up partnership grade (mean of the two PPIs) through the pair_ratings hook."""
+
+    def __init__(self, partnership_players):
+        super().__init__()
+        self.pp = partnership_players
+
+    def pair_ratings(self, state, day):
+        g = state.ppi[self.pp].mean(axis=1)
+        g[0] = np.nan  # a partnership without a grade gets no row
+        return {"grade": g, "sessions": np.arange(len(g)), "players": self.pp}
+
+
+def test_partnership_table_from_the_pair_ratings_hook():
+    results, scored = two_clubs()
+    E = len(scored.pair_players)
+    scored.pair_partnership = np.arange(E, dtype=np.int32)
+    scored.partnership_players = scored.pair_players.copy()
+    scheme = PairMeanPPI(scored.partnership_players)
+    _, state = grade.grade_results(results, scored, scheme)
+    table = grade.partnership_table(results, scored, scheme, state)
+    assert list(table) == ["partnership", "player1", "player2", "grade", "sessions"]
+    assert table["partnership"].tolist() == list(range(1, E))
+    names = results.player_names
+    q0, q1 = scored.partnership_players[1]
+    assert (table["player1"][0], table["player2"][0]) == (names[q0], names[q1])
+    assert table["grade"][0] == (state.ppi[q0] + state.ppi[q1]) / 2
