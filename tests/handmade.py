@@ -60,7 +60,7 @@ def handmade(sessions, n_players, member=None, names=None):
     scored = ScoredResults(
         day=S_day, month=days_to_months(S_day), club=z(S), event=z(S, np.int8), scoring=scoring,
         winners=np.full(S, 2, np.int8), kind=z(S, np.int8), pair_start=np.asarray(pair_start, np.int64),
-        trav_start=np.asarray(trav_start, np.int64), order=results.sessions_in_date_order(),
+        trav_start=np.asarray(trav_start, np.int64), order=results.processing_order(),
         pair_players=np.asarray([p for p, _ in pairs], np.int32).reshape(E, 2),
         pair_partnership=i32(np.arange(E)), pair_direction=np.asarray([d for _, d in pairs], np.int8),
         pair_group=z(E), pair_team=np.full(E, -1, np.int32), pair_boards=boards, pair_score=z(E, np.float64),
