@@ -200,6 +200,20 @@ def _interim_layout(kind, n_entries, boards, winners, teams, session_index):
     return rows, name, winners if kind == 0 else 1, max(r[4] + r[5] - 1 for r in rows)
 
 
+def _digest(chunk: _Chunk, card: bool) -> str:
+    """Fingerprint of the results a pass-B task graded (for the same-results test)."""
+    import hashlib
+    h = hashlib.sha1()
+    if card:
+        for a in (chunk.card.player, chunk.card.boards, chunk.card.imps_lost):
+            h.update(np.ascontiguousarray(a).tobytes())
+    else:
+        r, sc = chunk.results, chunk.scored
+        for a in (r.trav_ns, r.trav_ew, r.trav_board, r.trav_ns_score, sc.trav_ns_mp, sc.pair_score):
+            h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
 class Engine:
     """One run: configuration, replicate states, snapshots; ``run()`` drives it."""
 
@@ -230,6 +244,7 @@ class Engine:
         self.progress = progress
         self.card_play = any(v.name in CARD_PLAY_SCHEMES for v in self.variants)
         self.trace_rows: list = []
+        self.graded: dict = {}  # with trace: (replicate, variant) -> digests of what it graded
         self.timing = {"pass_a": 0.0, "pass_b": 0.0, "snapshot": 0.0}
 
     # -- setup -------------------------------------------------------------------------
@@ -353,6 +368,8 @@ class Engine:
     # -- pass B ------------------------------------------------------------------------
     def _pass_b(self, rep: _Replicate, v: Variant, chunk: _Chunk):
         state = rep.states[v.label]
+        if self.trace:
+            self.graded.setdefault((rep.index, v.label), []).append(_digest(chunk, v.name in CARD_PLAY_SCHEMES))
         if v.name in CARD_PLAY_SCHEMES:
             card = chunk.card
             out = np.empty((len(card.player), 5))
