@@ -306,10 +306,13 @@ def test_lone_pair_is_not_rated():
 
 # --- the grade map --------------------------------------------------------------------
 
-def test_one_grade_point_is_a_one_percent_edge():
+def test_one_grade_point_is_the_session_ranking_edge_of_one_mp_percent():
+    # a 1 MP % stronger pair beats an equal rival with P = Phi(1 / (sqrt(2) * 6.34)) in one session
+    from scipy.stats import norm
     p = elo.Params()
-    assert p.elo_per_grade == pytest.approx(1600 / (100 * math.log(10)))
-    assert float(elo.expected_score(p.elo_per_grade, 0)) - 0.5 == pytest.approx(0.01, abs=2e-6)
+    edge = norm.cdf(1 / (math.sqrt(2) * 6.34)) - 0.5
+    assert float(elo.expected_score(p.elo_per_grade, 0)) - 0.5 == pytest.approx(edge, rel=2e-3)
+    assert p.elo_per_grade == pytest.approx(30.9, abs=0.05)
     assert float(elo.rating_to_grade(p.seed_rating, p)) == 50.0
     assert float(elo.rating_to_grade(elo.grade_to_rating(57.3, p), p)) == pytest.approx(57.3)
 

@@ -54,10 +54,14 @@ Monthly batch or running
     adjustments of a session are published right after it.
 
 Grade units
-    grade = 50 + (rating − seed_rating) / elo_per_grade.  The default
-    elo_per_grade = 1600 / (100·ln 10) ≈ 6.95 Elo points per grade point
-    makes a 1-grade-point edge a 1 % edge in expected score near Δr = 0
-    (E ≈ 0.5 + Δr·ln 10 / 1600), matching a 1 % edge in MP.
+    grade = 50 + (rating − seed_rating) / elo_per_grade.  Elo's outcome is
+    beating a rival pair in the session's ranking, not an MP %: a pair one
+    grade point (1 MP %) stronger beats an equal rival with probability
+    0.5 + φ(0)/(√2 · 6.34) ≈ 0.5445 (6.34 % = the sd of a session's MP %,
+    FR18, so the difference of two pairs' scores has sd √2 · 6.34), and an
+    Elo edge Δr gives E ≈ 0.5 + Δr · ln 10 / 1600; equating the two, the
+    default elo_per_grade = φ(0)/(√2 · 6.34) · 1600 / ln 10 ≈ 30.9 Elo points
+    per grade point.
     ``apply`` writes the pair's rating after the session in grade units for
     both players (monthly: published rating + the month's adjustments so
     far); NaN when the pair was not rated in that session (no usable
@@ -119,7 +123,8 @@ from ..results import (KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_SWISS_PAIRS,
                        KIND_SWISS_TEAMS, MOVEMENT_KINDS, days_to_months)
 
 DAYS_PER_YEAR = 365.25
-ELO_PER_GRADE = 1600.0 / (100.0 * math.log(10.0))
+SESSION_SD = 6.34  # MP %: sd of an equal pair's session score (24 boards played 8 times, FR18)
+ELO_PER_GRADE = (1.0 / math.sqrt(2.0 * math.pi)) / (math.sqrt(2.0) * SESSION_SD) * 1600.0 / math.log(10.0)
 """Elo points per grade point: 1 grade point ≈ a 1 % edge in expected score."""
 UPDATES = ("monthly", "running")
 NEVER = np.iinfo(np.int32).min

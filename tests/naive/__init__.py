@@ -13,3 +13,5 @@ from .scoring import *  # noqa: F401,F403
 from .world import *  # noqa: F401,F403
 from .elo import *  # noqa: F401,F403
 from .bridge_model import *  # noqa: F401,F403
+from .ppi import *  # noqa: F401,F403
+from .imps_lost import *  # noqa: F401,F403

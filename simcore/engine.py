@@ -1,0 +1,570 @@
+"""The engine: every scheme variant grades the same simulated world.
+
+``run(scenario, schemes=..., replicates=R, years=Y, seed=S)`` simulates R
+independent replicate populations of a scenario week by week and grades
+every session under every requested scheme variant from the very same
+results (common random numbers), recording snapshots of true strengths and
+grades.  It returns an ``xarray.Dataset`` (see ``DATASET_DOC``).
+
+The calendar is cut into chunks that end at snapshot times (every week or
+at the first week of each month).  For each chunk and replicate:
+
+* pass A (simulation, never reads a grade): the world plans who plays where
+  with whom (``world.plan_sessions``), each session is laid out by its
+  movement (``simcore.movements``), played (``play.play_sessions``: bridge
+  model scores and card play), assembled as ``Results`` and scored
+  (``scoring.score_results``);
+* pass B (grading): every scheme variant applies the chunk's
+  ``ScoredResults`` (IMPs-lost: the chunk's card-play records) to its state;
+* at the chunk's end every variant's grades and the true strengths are
+  recorded.
+
+Parallelism: pass A of a replicate and pass B of a (replicate, variant) are
+tasks on a thread pool running nogil numba kernels; pass A of the next chunk
+overlaps pass B of this one.  Every task's output depends only on its
+inputs and every random draw comes from a stream keyed by (replicate key,
+unit), so the Dataset is bit-identical whatever the thread count.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import __version__
+from .bridge_model import BridgeModelParams, build_pool
+from .play import play_sessions
+from .results import MOVEMENT_KINDS, Results, days_to_months
+from .rng import child_key, replicate_keys
+from .scenario import Scenario, load_scenario, scenario_to_json, with_overrides
+from .schemes import PlayerTable, make_scheme, parse_variant, split_variants, variant_label
+from .scoring import PartnershipTable, score_results
+from .world import PARTNERSHIP_TYPES, World, active_on, build_world, plan_sessions, strength_on
+
+ALL_SCHEMES = ("ngs", "ppi", "elo-pairs", "imps-lost")
+CARD_PLAY_SCHEMES = ("imps-lost",)
+
+DATASET_DOC = """\
+Dimensions: replicate, scheme (variant labels such as "ngs(gain=2)"),
+time (snapshot dates), player; club (club and venue names).
+
+Variables:
+  grade(replicate, scheme, time, player)  float32, grade points: each
+      variant's current grade of each player on the snapshot date (NaN
+      before the player's first graded session).  Elo and IMPs-lost ratings
+      are mapped to grade points by their schemes' documented maps.
+  true_strength(replicate, time, player)  float32, grade points.
+  active(replicate, time, player)          bool, a member playing then.
+  boards(replicate, time, player)          int32, boards played so far.
+  <extra>(replicate, scheme, time, player) per-scheme extras where a scheme
+      provides them (NGS status/band, PPI shown/active); NaN elsewhere.
+Coordinates:
+  scheme_name(scheme): the base scheme of each variant.
+  home_club, second_club, partner, partner2 (replicate, player) int32;
+  partnership_type (replicate, player) int8 (see attrs); activity,
+  base_strength (replicate, player) float32; member, at_start
+  (replicate, player) bool; join_day, leave_day (replicate, player) int32.
+Attributes: title, source (simcore version), scenario (JSON), seed,
+  schemes (JSON), partnership_types, history.
+"""
+
+
+# --- scheme variants --------------------------------------------------------------
+
+@dataclass
+class Variant:
+    """A scheme with parameter overrides, labelled e.g. ``ngs(gain=2)``."""
+
+    label: str
+    name: str
+    overrides: dict
+    scheme: object
+
+
+def resolve_schemes(schemes) -> list[Variant]:
+    """Variants from ``"ngs,ngs(gain=2),ppi"`` or a list of such strings."""
+    items = split_variants(schemes) if isinstance(schemes, str) else list(schemes)
+    if not items:
+        raise ValueError("no scheme given; choose from " + ", ".join(ALL_SCHEMES))
+    out, seen = [], set()
+    for text in items:
+        name, overrides = parse_variant(text)
+        try:
+            scheme = make_scheme(name, overrides)
+        except ModuleNotFoundError:
+            raise ValueError(f"scheme {name!r} is not available in this build") from None
+        label = variant_label(name, overrides)
+        if label in seen:
+            raise ValueError(f"scheme variant {label!r} is given twice")
+        seen.add(label)
+        out.append(Variant(label, name, overrides, scheme))
+    return out
+
+
+# --- calendar chunks ------------------------------------------------------------------
+
+def chunk_weeks(world: World, snapshot: str) -> list[tuple[int, int]]:
+    """[(first_week, stop_week)]: chunks ending at each snapshot."""
+    n = world.n_weeks
+    if snapshot == "weekly":
+        ends = list(range(1, n + 1))
+    else:
+        starts = world.start_day + 7 * np.arange(n + 1)
+        months = days_to_months(starts)
+        ends = [w for w in range(1, n + 1) if months[w] != months[w - 1]]
+        if not ends or ends[-1] != n:
+            ends.append(n)
+    out, first = [], 0
+    for e in ends:
+        out.append((first, e))
+        first = e
+    return out
+
+
+# --- replicate state -----------------------------------------------------------------
+
+@dataclass
+class _Replicate:
+    index: int
+    key: np.uint64
+    world: World
+    pool: object
+    players: PlayerTable
+    player_names: np.ndarray
+    partnerships: PartnershipTable = field(default_factory=PartnershipTable)
+    states: dict = field(default_factory=dict)
+    n_sessions: int = 0
+    boards: np.ndarray | None = None
+    card_boards: np.ndarray | None = None
+    card_imps: np.ndarray | None = None
+    bundle_parts: list = field(default_factory=list)
+    card_records: list = field(default_factory=list)
+
+
+@dataclass
+class _Chunk:
+    """Pass A's output for one chunk of one replicate."""
+
+    results: Results
+    scored: object
+    card: object  # CardPlay records or None
+    n_partnerships: int
+    player_boards: int
+
+
+def _interim_layout(kind, n_entries, boards, winners, teams, session_index):
+    """Seating of one session: rows (round, table, ns, ew, first_board, n_boards).
+
+    A stand-in until ``simcore.movements`` provides the real movements: a
+    Mitchell-style rotation for pair kinds (NS entries stay, EW move), a round
+    robin of two-table matches for team kinds.
+    """
+    rows = []
+    if kind in (3, 4):  # team kinds: entries are pairs with team ids 0..K-1, two pairs a team
+        k = int(teams.max()) + 1
+        members = [np.flatnonzero(teams == t) for t in range(k)]
+        order = list(range(k)) + ([-1] if k % 2 else [])
+        m = len(order)
+        rounds = max(1, min(m - 1, boards // 4 or 1))
+        bpr = max(1, boards // rounds)
+        table = 0
+        for r in range(rounds):
+            pairs = [(order[i], order[m - 1 - i]) for i in range(m // 2)]
+            for j, (x, y) in enumerate(pairs):
+                if x < 0 or y < 0:
+                    continue
+                first = (r * (m // 2) + j) * bpr + 1
+                rows.append((r + 1, 2 * j + 1, members[x][0], members[y][1], first, bpr))
+                rows.append((r + 1, 2 * j + 2, members[y][0], members[x][1], first, bpr))
+            order = [order[0]] + [order[-1]] + order[1:-1]
+        name = f"{MOVEMENT_KINDS[kind]}:interim-{k}t"
+        return rows, name, 2, max(r[4] + r[5] - 1 for r in rows)
+    tables = (n_entries + 1) // 2
+    ns = list(range(tables))
+    ew = list(range(tables, n_entries)) + [-1] * (2 * tables - n_entries)
+    bpr = max(1, int(round(boards / tables)))
+    rounds = min(tables, max(1, int(np.ceil(boards / bpr))))
+    for r in range(rounds):
+        for t in range(tables):
+            e = ew[(t + r) % tables]
+            if e < 0:
+                continue
+            bset = (t - r) % tables
+            rows.append((r + 1, t + 1, ns[t], e, bset * bpr + 1, bpr))
+    name = f"{MOVEMENT_KINDS[kind]}:interim-{tables}t"
+    return rows, name, winners if kind == 0 else 1, max(r[4] + r[5] - 1 for r in rows)
+
+
+def _digest(chunk: _Chunk, card: bool) -> str:
+    """Fingerprint of the results a pass-B task graded (for the same-results test)."""
+    import hashlib
+    h = hashlib.sha1()
+    if card:
+        for a in (chunk.card.player, chunk.card.boards, chunk.card.imps_lost):
+            h.update(np.ascontiguousarray(a).tobytes())
+    else:
+        r, sc = chunk.results, chunk.scored
+        for a in (r.trav_ns, r.trav_ew, r.trav_board, r.trav_ns_score, sc.trav_ns_mp, sc.pair_score):
+            h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+class Engine:
+    """One run: configuration, replicate states, snapshots; ``run()`` drives it."""
+
+    def __init__(self, scenario, schemes=ALL_SCHEMES, replicates=1, years=None, seed=0, snapshot=None,
+                 threads=None, trace=False, bundle_dir=None, model: BridgeModelParams | None = None,
+                 progress=False):
+        sc = load_scenario(scenario) if not isinstance(scenario, Scenario) else scenario
+        if years is not None:
+            if isinstance(years, bool) or not isinstance(years, (int, float)) or not 0 < years <= 100:
+                raise ValueError(f"years={years!r}: give a number of years in (0, 100]")
+            sc = with_overrides(sc, {"calendar.years": float(years)})
+        if snapshot is not None:
+            sc = with_overrides(sc, {"calendar.snapshot": snapshot})
+        if isinstance(replicates, bool) or not isinstance(replicates, (int, np.integer)) or replicates < 1:
+            raise ValueError(f"replicates={replicates!r}: give a positive integer")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed={seed!r}: give a non-negative integer")
+        if threads is not None and (not isinstance(threads, (int, np.integer)) or threads < 1):
+            raise ValueError(f"threads={threads!r}: give a positive integer")
+        self.scenario = sc
+        self.variants = resolve_schemes(schemes)
+        self.replicates = int(replicates)
+        self.seed = int(seed)
+        self.threads = int(threads or os.cpu_count() or 1)
+        self.trace = bool(trace)
+        self.bundle_dir = bundle_dir
+        self.model = model or BridgeModelParams()
+        self.progress = progress
+        self.card_play = any(v.name in CARD_PLAY_SCHEMES for v in self.variants)
+        self.trace_rows: list = []
+        self.graded: dict = {}  # with trace: (replicate, variant) -> digests of what it graded
+        self.timing = {"pass_a": 0.0, "pass_b": 0.0, "snapshot": 0.0}
+
+    # -- setup -------------------------------------------------------------------------
+    def _new_replicate(self, r: int, key) -> _Replicate:
+        world = build_world(self.scenario, key)
+        P = world.n_players
+        players = PlayerTable(world.member.copy(), world.at_start.copy(), np.full(P, np.nan))
+        pool = build_pool(self.model, child_key(key, 0xB0A7D))
+        rep = _Replicate(index=r, key=np.uint64(key), world=world, pool=pool, players=players,
+                         player_names=np.array([f"p{i}" for i in range(P)], object))
+        rep.boards = np.zeros(P, np.int64)
+        rep.card_boards = np.zeros(P, np.int64)
+        rep.card_imps = np.zeros(P)
+        for v in self.variants:
+            rep.states[v.label] = v.scheme.new_state(players, 1024)
+        return rep
+
+    # -- pass A ------------------------------------------------------------------------
+    def _pass_a(self, rep: _Replicate, first_week: int, stop_week: int) -> _Chunk:
+        w = rep.world
+        plan = plan_sessions(w, first_week, stop_week)
+        S = plan.n_sessions
+        strength = np.stack([strength_on(w, w.start_day + 7 * wk) for wk in range(first_week, stop_week)])
+        week_of = ((plan.day - w.start_day) // 7 - first_week).astype(np.int32)
+        # seat every session
+        e_a, e_b, e_bonus, e_team, e_start = [], [], [], [], [0]
+        rows, row_start = [], [0]
+        names, winners, n_boards = [], np.empty(S, np.int8), np.empty(S, np.int32)
+        for s in range(S):
+            lo, hi = plan.entry_start[s], plan.entry_start[s + 1]
+            a, b, bonus, team = plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], plan.team[lo:hi]
+            kind = int(plan.kind[s])
+            if kind == 5:  # online room: individuals paired afresh (interim: consecutive, kept all session)
+                keep = b >= 0
+                singles = a[~keep]
+                singles = singles[: len(singles) - len(singles) % 2]
+                a = np.concatenate([a[keep], singles[0::2]])
+                b = np.concatenate([b[keep], singles[1::2]])
+                bonus = np.concatenate([bonus[keep], np.zeros(len(singles) // 2)])
+                team = np.full(len(a), -1, np.int32)
+            lay, name, win, nb = _interim_layout(kind, len(a), int(plan.boards[s]), int(plan.winners[s]),
+                                                  team, rep.n_sessions + s)
+            e_a.append(a)
+            e_b.append(b)
+            e_bonus.append(bonus)
+            e_team.append(team)
+            e_start.append(e_start[-1] + len(a))
+            rows.extend(lay)
+            row_start.append(len(rows))
+            names.append(name)
+            winners[s] = win
+            n_boards[s] = nb
+        rows = np.array(rows, np.int64).reshape(-1, 6)
+        entry_a = np.concatenate(e_a).astype(np.int32) if S else np.zeros(0, np.int32)
+        entry_b = np.concatenate(e_b).astype(np.int32) if S else np.zeros(0, np.int32)
+        entry_bonus = np.concatenate(e_bonus).astype(np.float64) if S else np.zeros(0)
+        entry_team = np.concatenate(e_team).astype(np.int32) if S else np.zeros(0, np.int32)
+        entry_start = np.array(e_start, np.int64)
+        row_start = np.array(row_start, np.int64)
+        trav_per_session = np.add.reduceat(rows[:, 5], row_start[:-1]) if len(rows) else np.zeros(S, np.int64)
+        trav_per_session = np.where(np.diff(row_start) > 0, trav_per_session, 0)
+        trav_start = np.zeros(S + 1, np.int64)
+        np.cumsum(trav_per_session, out=trav_start[1:])
+        T = int(trav_start[-1])
+        out = dict(round=np.empty(T, np.int32), board=np.empty(T, np.int32), table=np.empty(T, np.int32),
+                   ns=np.empty((T, 2), np.int32), ew=np.empty((T, 2), np.int32), score=np.empty(T, np.int32))
+        m = self.model
+        session_index = rep.n_sessions + np.arange(S, dtype=np.int64)
+        play_sessions(rep.key, session_index, week_of, n_boards, entry_start, entry_a, entry_b, entry_bonus,
+                      row_start, rows[:, 0].astype(np.int32), rows[:, 1].astype(np.int32),
+                      rows[:, 2].astype(np.int64), rows[:, 3].astype(np.int64), rows[:, 4].astype(np.int32),
+                      rows[:, 5].astype(np.int64), trav_start, strength, self.scenario.partnerships.form_sd,
+                      m.alpha, m.sigma_slope, m.sigma_floor, rep.pool.scores, rep.pool.thresholds,
+                      rep.pool.n_deals, self.card_play, m.imps_lost_base, m.imps_lost_slope, m.imps_lost_floor,
+                      m.dummy_share, out["round"], out["board"], out["table"], out["ns"], out["ew"],
+                      out["score"], rep.card_boards, rep.card_imps)
+        trav_session = np.repeat(np.arange(S, dtype=np.int32), np.diff(trav_start))
+        order = np.lexsort((out["table"], out["board"], out["round"], trav_session))
+        # teams of team sessions: two pair entries per team
+        team_session, team_players, team_names = [], [], []
+        for s in range(S):
+            if plan.kind[s] in (3, 4):
+                lo, hi = entry_start[s], entry_start[s + 1]
+                tm = entry_team[lo:hi]
+                for k in range(int(tm.max()) + 1):
+                    ids = lo + np.flatnonzero(tm == k)
+                    team_session.append(s)
+                    team_players.append([entry_a[ids[0]], entry_b[ids[0]], entry_a[ids[1]], entry_b[ids[1]]])
+                    team_names.append(f"S{session_index[s]}-T{k + 1}")
+        results = Results(
+            session_names=np.array([f"S{i}" for i in session_index], object), session_day=plan.day,
+            session_club=plan.venue, session_event=plan.event, session_scoring=plan.scoring,
+            session_winners=winners, session_kind=plan.kind, session_movement=np.array(names, object),
+            session_boards=n_boards, trav_session=trav_session[order], trav_round=out["round"][order],
+            trav_board=out["board"][order], trav_table=out["table"][order], trav_ns=out["ns"][order],
+            trav_ew=out["ew"][order], trav_ns_score=out["score"][order],
+            team_session=np.array(team_session, np.int32),
+            team_players=np.array(team_players, np.int32).reshape(-1, 4),
+            team_names=np.array(team_names, object), player_names=rep.player_names,
+            player_member=rep.players.member, player_at_start=rep.players.at_start,
+            player_initial_grade=rep.players.initial_grade, club_names=np.array(w.venue_names(), object))
+        scored = score_results(results, partnerships=rep.partnerships)
+        np.add.at(rep.boards, results.trav_ns.ravel(), 1)
+        np.add.at(rep.boards, results.trav_ew.ravel(), 1)
+        card = None
+        if self.card_play:
+            from .schemes.imps_lost import CardPlay
+            who = np.flatnonzero(rep.card_boards > 0).astype(np.int32)
+            day = w.start_day + 7 * stop_week - 1
+            card = CardPlay(who, np.full(len(who), day, np.int32), rep.card_boards[who].astype(np.int32),
+                            rep.card_imps[who].astype(np.float64))
+            rep.card_boards[:] = 0
+            rep.card_imps[:] = 0.0
+        rep.n_sessions += S
+        if rep.index == 0 and self.bundle_dir is not None:
+            rep.bundle_parts.append(results)
+            if card is not None:
+                rep.card_records.append(card)
+        return _Chunk(results, scored, card, len(rep.partnerships), 4 * results.n_travellers)
+
+    # -- pass B ------------------------------------------------------------------------
+    def _pass_b(self, rep: _Replicate, v: Variant, chunk: _Chunk):
+        state = rep.states[v.label]
+        if self.trace:
+            self.graded.setdefault((rep.index, v.label), []).append(_digest(chunk, v.name in CARD_PLAY_SCHEMES))
+        if v.name in CARD_PLAY_SCHEMES:
+            card = chunk.card
+            out = np.empty((len(card.player), 5))
+            v.scheme.apply(state, card, out)
+            return ("card", out) if (self.trace and rep.index == 0) else None
+        state = v.scheme.grow(state, max(chunk.n_partnerships, 1))
+        rep.states[v.label] = state
+        out = np.full((chunk.scored.n_entries, 2), np.nan)
+        v.scheme.apply(state, chunk.scored, out)
+        return ("sessions", out) if (self.trace and rep.index == 0) else None
+
+    # -- the run -----------------------------------------------------------------------
+    def run(self):
+        import xarray as xr
+        keys = replicate_keys(self.seed, self.replicates)
+        with ThreadPoolExecutor(max_workers=self.threads) as pool:
+            reps = list(pool.map(lambda r: self._new_replicate(r, keys[r]), range(self.replicates)))
+            w0 = reps[0].world
+            chunks = chunk_weeks(w0, self.scenario.calendar.snapshot)
+            n_t, P, V, R = len(chunks), w0.n_players, len(self.variants), self.replicates
+            grade = np.full((R, V, n_t, P), np.nan, np.float32)
+            truth = np.empty((R, n_t, P), np.float32)
+            active = np.empty((R, n_t, P), bool)
+            boards = np.empty((R, n_t, P), np.int32)
+            extras: dict[str, np.ndarray] = {}
+            times = np.empty(n_t, "datetime64[D]")
+            bar = None
+            if self.progress:
+                from tqdm import tqdm
+                bar = tqdm(total=w0.n_weeks, unit="week", desc=f"simcore {self.scenario.name}",
+                           dynamic_ncols=True)
+            started = time.perf_counter()
+            player_boards = 0
+            pending = [pool.submit(self._pass_a, rep, *chunks[0]) for rep in reps]
+            for c, (first, stop) in enumerate(chunks):
+                t0 = time.perf_counter()
+                done = [f.result() for f in pending]
+                self.timing["pass_a"] += time.perf_counter() - t0
+                if c + 1 < n_t:  # simulate the next chunk while this one is graded
+                    pending = [pool.submit(self._pass_a, rep, *chunks[c + 1]) for rep in reps]
+                t0 = time.perf_counter()
+                graded = {(r, j): pool.submit(self._pass_b, reps[r], v, done[r])
+                          for r in range(R) for j, v in enumerate(self.variants)}
+                for (r, j), fut in graded.items():
+                    traced = fut.result()
+                    if traced is not None:
+                        self._record_trace(self.variants[j], done[r], traced)
+                self.timing["pass_b"] += time.perf_counter() - t0
+                t0 = time.perf_counter()
+                day = w0.start_day + 7 * stop
+                times[c] = np.datetime64(int(day), "D")
+                for r, rep in enumerate(reps):
+                    truth[r, c] = strength_on(rep.world, day)
+                    active[r, c] = active_on(rep.world, day)
+                    boards[r, c] = rep.boards
+                    for j, v in enumerate(self.variants):
+                        grade[r, j, c] = v.scheme.grades(rep.states[v.label], day)
+                        more = getattr(v.scheme, "extras", None)
+                        if more is not None:
+                            for key, values in more(rep.states[v.label], day).items():
+                                name = f"{v.name.replace('-', '_')}_{key}"  # e.g. ppi_active, ngs_status
+                                arr = extras.get(name)
+                                if arr is None:
+                                    arr = extras[name] = np.full((R, V, n_t, P), np.nan, np.float32)
+                                arr[r, j, c] = values
+                self.timing["snapshot"] += time.perf_counter() - t0
+                player_boards += sum(ch.player_boards for ch in done)
+                if bar is not None:
+                    elapsed = time.perf_counter() - started
+                    bar.set_postfix_str(f"{player_boards / max(elapsed, 1e-9) / 1e6:.1f} M player-boards/s")
+                    bar.update(stop - first)
+            if bar is not None:
+                bar.close()
+        self.elapsed = time.perf_counter() - started
+        self.player_boards = player_boards
+        if self.bundle_dir is not None:
+            self._write_bundle(reps[0])
+        return self._dataset(reps, times, grade, truth, active, boards, extras, xr)
+
+    def _record_trace(self, v: Variant, chunk: _Chunk, traced):
+        kind, out = traced
+        if kind == "card":
+            card = chunk.card
+            self.trace_rows.append((v.label, "card", card.player.copy(), card.day.copy(), out.copy()))
+            return
+        sc = chunk.scored
+        sess = np.repeat(np.arange(sc.n_sessions), np.diff(sc.pair_start))
+        self.trace_rows.append((v.label, "sessions", chunk.results.session_names[sess], sc.day[sess],
+                                sc.pair_players.copy(), out.copy(), sc.order.copy(), sess))
+
+    def trace_table(self, label: str) -> dict:
+        """Rows the engine graded for variant ``label`` in replicate 0, like ``simcore grade``'s output."""
+        parts = [t for t in self.trace_rows if t[0] == label]
+        if not parts:
+            raise ValueError(f"no trace for {label!r}: run with trace=True and that scheme")
+        if parts[0][1] == "card":
+            return {"player": np.concatenate([p[2] for p in parts]), "day": np.concatenate([p[3] for p in parts]),
+                    "rows": np.concatenate([p[4] for p in parts])}
+        cols = {"session": [], "day": [], "player": [], "grade": []}
+        for _, _, names, days, players, out, order, sess in parts:
+            rank = np.empty(len(order), np.int64)
+            rank[order] = np.arange(len(order))
+            idx = np.lexsort((np.arange(len(sess)), rank[sess]))  # sessions in processing order
+            for e in idx:
+                for k in range(2):
+                    if not np.isnan(out[e, k]):
+                        cols["session"].append(names[e])
+                        cols["day"].append(days[e])
+                        cols["player"].append(players[e, k])
+                        cols["grade"].append(out[e, k])
+        return {k: np.asarray(v) for k, v in cols.items()}
+
+    def _write_bundle(self, rep: _Replicate) -> None:
+        from .bundle import write_bundle, write_card_play
+        parts = rep.bundle_parts
+        offs = np.cumsum([0] + [p.n_sessions for p in parts])
+        cat = lambda f: np.concatenate([getattr(p, f) for p in parts])  # noqa: E731
+        res = Results(
+            session_names=cat("session_names"), session_day=cat("session_day"), session_club=cat("session_club"),
+            session_event=cat("session_event"), session_scoring=cat("session_scoring"),
+            session_winners=cat("session_winners"), session_kind=cat("session_kind"),
+            session_movement=cat("session_movement"), session_boards=cat("session_boards"),
+            trav_session=np.concatenate([p.trav_session + o for p, o in zip(parts, offs)]).astype(np.int32),
+            trav_round=cat("trav_round"), trav_board=cat("trav_board"), trav_table=cat("trav_table"),
+            trav_ns=cat("trav_ns"), trav_ew=cat("trav_ew"), trav_ns_score=cat("trav_ns_score"),
+            team_session=np.concatenate([p.team_session + o for p, o in zip(parts, offs)]).astype(np.int32),
+            team_players=cat("team_players").reshape(-1, 4), team_names=cat("team_names"),
+            player_names=rep.player_names, player_member=rep.players.member,
+            player_at_start=rep.players.at_start, player_initial_grade=rep.players.initial_grade,
+            club_names=parts[0].club_names)
+        write_bundle(res, self.bundle_dir)
+        if rep.card_records:
+            recs = rep.card_records
+            write_card_play({"player": rep.player_names[np.concatenate([c.player for c in recs])],
+                             "date": np.concatenate([c.day for c in recs]),
+                             "boards": np.concatenate([c.boards for c in recs]),
+                             "imps_lost": np.concatenate([c.imps_lost for c in recs])}, self.bundle_dir)
+
+    def _dataset(self, reps, times, grade, truth, active, boards, extras, xr):
+        R, V = len(reps), len(self.variants)
+        labels = [v.label for v in self.variants]
+        per_rep = lambda f, dt: np.stack([getattr(r.world, f) for r in reps]).astype(dt)  # noqa: E731
+        data = {
+            "grade": (("replicate", "scheme", "time", "player"), grade,
+                      {"units": "grade points", "long_name": "current grade under each scheme variant"}),
+            "true_strength": (("replicate", "time", "player"), truth,
+                              {"units": "grade points", "long_name": "true strength (simulator ground truth)"}),
+            "active": (("replicate", "time", "player"), active, {"long_name": "member playing at the time"}),
+            "boards": (("replicate", "time", "player"), boards, {"units": "boards", "long_name": "boards played"}),
+        }
+        for name, arr in extras.items():
+            data[name] = (("replicate", "scheme", "time", "player"), arr, {"long_name": f"scheme extra: {name}"})
+        coords = {
+            "replicate": np.arange(R), "scheme": labels, "time": times.astype("datetime64[ns]"),
+            "player": np.arange(grade.shape[-1]),
+            "scheme_name": ("scheme", [v.name for v in self.variants]),
+            "home_club": (("replicate", "player"), per_rep("home_club", np.int32)),
+            "second_club": (("replicate", "player"), per_rep("second_club", np.int32)),
+            "partner": (("replicate", "player"), per_rep("partner", np.int32)),
+            "partner2": (("replicate", "player"), per_rep("partner2", np.int32)),
+            "partnership_type": (("replicate", "player"), per_rep("ptype", np.int8)),
+            "activity": (("replicate", "player"), per_rep("activity", np.float32)),
+            "base_strength": (("replicate", "player"), per_rep("base_strength", np.float32)),
+            "member": (("replicate", "player"), per_rep("member", bool)),
+            "at_start": (("replicate", "player"), per_rep("at_start", bool)),
+            "join_day": (("replicate", "player"), per_rep("join_day", np.int32)),
+            "leave_day": (("replicate", "player"), per_rep("leave_day", np.int32)),
+            "club_name": ("club", np.array(reps[0].world.venue_names(), object).astype(str)),
+        }
+        attrs = {
+            "title": f"simcore run of scenario {self.scenario.name}",
+            "source": f"simcore {__version__}",
+            "scenario": scenario_to_json(self.scenario),
+            "seed": self.seed,
+            "replicates": R,
+            "schemes": json.dumps([{"label": v.label, "scheme": v.name, "overrides": v.overrides}
+                                   for v in self.variants]),
+            "partnership_types": json.dumps(list(PARTNERSHIP_TYPES)),
+            "history": f"simcore.run(scenario={self.scenario.name!r}, schemes={labels!r}, replicates={R}, "
+                       f"seed={self.seed})",
+            "description": DATASET_DOC,
+        }
+        return xr.Dataset(data, coords=coords, attrs=attrs)
+
+
+def run(scenario="default", schemes=ALL_SCHEMES, replicates=1, years=None, seed=0, snapshot=None,
+        threads=None, progress=False, trace=False, bundle=None, model=None):
+    """Simulate ``scenario`` and grade it under every scheme variant; returns the Dataset.
+
+    scenario: built-in name, TOML path or Scenario.  schemes: variants, e.g.
+    ``"ngs,ngs(gain=2),ppi"`` or a list.  replicates: independent populations.
+    years: overrides the scenario's calendar.  seed: the one seed of the run.
+    snapshot: "weekly" or "monthly" (default: the scenario's).  threads:
+    worker threads (default: all cores); the result does not depend on it.
+    bundle: a folder to write replicate 0's results to (a results bundle).
+    """
+    engine = Engine(scenario, schemes, replicates, years, seed, snapshot, threads, trace, bundle, model, progress)
+    return engine.run()

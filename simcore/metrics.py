@@ -1,0 +1,181 @@
+"""Measurements over an engine Dataset, each returning a labelled Dataset.
+
+Every function takes the Dataset ``simcore.run`` returns (dimensions
+replicate, scheme, time, player) and measures grades against the known true
+strengths.  Units are grade points unless stated.  "Graded players" at a
+time are active members who have played at least ``min_boards`` boards
+(300 by default: NGS publishes a grade only then) and have a grade.
+
+* ``accuracy``    — RMSE, bias and rank correlation of grade vs true strength;
+* ``club_bias``   — per club, mean grade minus mean true strength of its members;
+* ``aces_eights`` — inside near-exclusive partnerships, (grade gap − true gap);
+* ``volatility``  — sd of a player's grade change between snapshots;
+* ``summary``     — the headline table of ``simcore run``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xarray as xr
+
+NEAR_EXCLUSIVE = 2  # world.PARTNERSHIP_TYPES code
+
+
+def _rank(x: np.ndarray) -> np.ndarray:
+    """Average ranks (ties share their mean rank), for a 1-D array."""
+    order = np.argsort(x, kind="mergesort")
+    ranks = np.empty(len(x))
+    ranks[order] = np.arange(len(x))
+    sx = x[order]
+    starts = np.flatnonzero(np.r_[True, sx[1:] != sx[:-1]])
+    ends = np.r_[starts[1:], len(x)]
+    for a, b in zip(starts, ends):
+        if b - a > 1:
+            ranks[order[a:b]] = (a + b - 1) / 2
+    return ranks
+
+
+def spearman(a: np.ndarray, b: np.ndarray) -> float:
+    """Spearman rank correlation of two 1-D arrays (NaN if fewer than 3 values)."""
+    if len(a) < 3:
+        return float("nan")
+    ra, rb = _rank(np.asarray(a, float)), _rank(np.asarray(b, float))
+    if ra.std() == 0 or rb.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def graded_mask(ds: xr.Dataset, min_boards: int = 300) -> xr.DataArray:
+    """(replicate, scheme, time, player): active members with enough boards and a grade."""
+    mask = ds["active"] & ds["member"] & (ds["boards"] >= min_boards) & ds["grade"].notnull()
+    return mask.transpose(*ds["grade"].dims)
+
+
+def accuracy(ds: xr.Dataset, time=-1, min_boards: int = 300) -> xr.Dataset:
+    """RMSE, bias (mean grade − truth), rank correlation and count per replicate and scheme.
+
+    ``time``: a snapshot index (default the last).  Bias is measured after
+    nothing: grades and true strengths are both in grade points on the same
+    national scale, so a scheme whose average drifts shows it here.
+    """
+    snap = ds.isel(time=time)
+    mask = graded_mask(snap, min_boards)
+    err = (snap["grade"] - snap["true_strength"]).where(mask)
+    out = xr.Dataset({
+        "rmse": np.sqrt((err ** 2).mean("player")),
+        "bias": err.mean("player"),
+        "n": mask.sum("player"),
+    })
+    rho = np.full((ds.sizes["replicate"], ds.sizes["scheme"]), np.nan)
+    for r in range(ds.sizes["replicate"]):
+        for j in range(ds.sizes["scheme"]):
+            m = mask.isel(replicate=r, scheme=j).values
+            rho[r, j] = spearman(snap["grade"].isel(replicate=r, scheme=j).values[m],
+                                 snap["true_strength"].isel(replicate=r).values[m])
+    out["rank_corr"] = (("replicate", "scheme"), rho)
+    out["rmse"].attrs["units"] = out["bias"].attrs["units"] = "grade points"
+    return out
+
+
+def club_bias(ds: xr.Dataset, min_boards: int = 300) -> xr.Dataset:
+    """Mean grade − mean true strength of each club's graded home members, over time.
+
+    ``gap`` (replicate, scheme, time, club) and ``rms`` over clubs
+    (replicate, scheme, time): how far clubs' grades are from their true
+    level — the diffusion measure.
+    """
+    mask = graded_mask(ds, min_boards)
+    n_clubs = int(ds["home_club"].max()) + 1
+    gaps = []
+    for c in range(n_clubs):
+        in_club = mask & (ds["home_club"] == c)
+        gaps.append((ds["grade"] - ds["true_strength"]).where(in_club).mean("player"))
+    gap = xr.concat(gaps, dim="club")
+    gap = gap.assign_coords(club_name=("club", ds["club_name"].values[:n_clubs]))
+    rms = np.sqrt((gap ** 2).mean("club"))
+    return xr.Dataset({"gap": gap, "rms": rms})
+
+
+def partnerships(ds: xr.Dataset, replicate: int = 0) -> np.ndarray:
+    """(a, b) player pairs of near-exclusive partnerships in a replicate (a < b)."""
+    p = ds["partner"].isel(replicate=replicate).values
+    t = ds["partnership_type"].isel(replicate=replicate).values
+    a = np.flatnonzero((t == NEAR_EXCLUSIVE) & (p > np.arange(len(p))))
+    return np.stack([a, p[a]], axis=1)
+
+
+def aces_eights(ds: xr.Dataset, min_boards: int = 300) -> xr.Dataset:
+    """Inside near-exclusive partnerships: (grade gap − true gap) over time.
+
+    For each partnership (a, b): gap error = (g_a − g_b) − (t_a − t_b).
+    Returns per (replicate, scheme, time): mean |gap error| and the shares
+    of partnerships whose |gap error| exceeds 4, 10 and 20 points (NGS FR 13:
+    up to 4 is chance; the case studies reached 20).
+    """
+    R, V, T = ds.sizes["replicate"], ds.sizes["scheme"], ds.sizes["time"]
+    mean_abs = np.full((R, V, T), np.nan)
+    shares = {k: np.full((R, V, T), np.nan) for k in (4, 10, 20)}
+    count = np.zeros((R, V, T), np.int64)
+    for r in range(R):
+        pairs = partnerships(ds, r)
+        if not len(pairs):
+            continue
+        g = ds["grade"].isel(replicate=r).values
+        t = ds["true_strength"].isel(replicate=r).values
+        ok = graded_mask(ds.isel(replicate=r), min_boards).values
+        a, b = pairs[:, 0], pairs[:, 1]
+        err = (g[:, :, a] - g[:, :, b]) - (t[None, :, a] - t[None, :, b])
+        valid = ok[:, :, a] & ok[:, :, b]
+        e = np.where(valid, np.abs(err), np.nan)
+        count[r] = valid.sum(-1)
+        with np.errstate(invalid="ignore"):
+            mean_abs[r] = np.nanmean(e, -1) if e.shape[-1] else np.nan
+            for k in shares:
+                shares[k][r] = np.where(count[r] > 0, np.nansum(e > k, -1) / np.maximum(count[r], 1), np.nan)
+    dims = ("replicate", "scheme", "time")
+    coords = {d: ds[d] for d in dims}
+    return xr.Dataset({"mean_abs_gap_error": (dims, mean_abs), "share_over_4": (dims, shares[4]),
+                       "share_over_10": (dims, shares[10]), "share_over_20": (dims, shares[20]),
+                       "n_partnerships": (dims, count)}, coords=coords)
+
+
+def volatility(ds: xr.Dataset, min_boards: int = 300) -> xr.Dataset:
+    """sd of graded players' grade changes between consecutive snapshots (replicate, scheme)."""
+    mask = graded_mask(ds, min_boards)
+    both = mask & mask.shift(time=1, fill_value=False)
+    diff = (ds["grade"] - ds["grade"].shift(time=1)).where(both)
+    return xr.Dataset({"step_sd": diff.std(["time", "player"]), "n": both.sum(["time", "player"])})
+
+
+SUMMARY_KEYS = {
+    "rmse": "RMSE of grade vs true strength over graded players at the last snapshot (grade points)",
+    "rank_corr": "Spearman rank correlation of grade and true strength",
+    "bias": "mean grade minus mean true strength (grade points)",
+    "club_bias_rms": "RMS over clubs of (club mean grade - club mean true strength) at the last snapshot",
+    "aces_eights_gap": "mean |(grade gap) - (true gap)| inside near-exclusive partnerships at the last snapshot",
+    "aces_eights_over_4": "share of near-exclusive partnerships whose gap error exceeds 4 points",
+    "volatility": "sd of a graded player's grade change from one snapshot to the next (grade points)",
+    "n_graded": "graded players at the last snapshot (active members with >= 300 boards), all replicates",
+}
+
+
+def summary(ds: xr.Dataset, min_boards: int = 300) -> dict:
+    """Headline figures per scheme variant, averaged over replicates (keys in SUMMARY_KEYS)."""
+    acc = accuracy(ds, -1, min_boards)
+    clubs = club_bias(ds.isel(time=[-1]), min_boards)
+    ae = aces_eights(ds.isel(time=[-1]), min_boards)
+    vol = volatility(ds, min_boards)
+    out = {}
+    for j, label in enumerate(ds["scheme"].values):
+        pick = lambda da: da.isel(scheme=j)  # noqa: E731
+        out[str(label)] = {
+            "rmse": float(pick(acc["rmse"]).mean()),
+            "rank_corr": float(pick(acc["rank_corr"]).mean()),
+            "bias": float(pick(acc["bias"]).mean()),
+            "club_bias_rms": float(pick(clubs["rms"]).mean()),
+            "aces_eights_gap": float(pick(ae["mean_abs_gap_error"]).mean()),
+            "aces_eights_over_4": float(pick(ae["share_over_4"]).mean()),
+            "volatility": float(pick(vol["step_sd"]).mean()),
+            "n_graded": int(pick(acc["n"]).sum()),
+        }
+    return out

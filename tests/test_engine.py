@@ -1,0 +1,95 @@
+import numpy as np
+import pytest
+import xarray as xr
+
+from simcore import engine
+from simcore.grade import grade_bundle
+from simcore.run_cli import write_dataset
+
+SCHEMES = "ppi,elo-pairs,imps-lost"
+YEARS = 0.6
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bundle")
+    eng = engine.Engine("default", SCHEMES + ",ppi(halve_below=44)", replicates=2, years=YEARS, seed=5,
+                        threads=2, trace=True, bundle_dir=out)
+    ds = eng.run()
+    return eng, ds, out
+
+
+def test_dataset_is_labelled(traced):
+    _, ds, _ = traced
+    assert ds["grade"].dims == ("replicate", "scheme", "time", "player")
+    assert list(ds["scheme"].values) == ["ppi", "elo-pairs", "imps-lost", "ppi(halve_below=44)"]
+    assert ds["grade"].attrs["units"] == "grade points"
+    assert ds.attrs["seed"] == 5 and '"name": "default"' in ds.attrs["scenario"]
+    assert np.isfinite(ds["true_strength"]).all() and ds.sizes["time"] >= 6
+    # graded players get grades; grades track true strength
+    last = ds.isel(time=-1, replicate=0)
+    g = last["grade"].sel(scheme="ppi").values
+    ok = last["active"].values & (last["boards"].values >= 100) & np.isfinite(g)
+    assert ok.sum() > 300
+    assert np.corrcoef(g[ok], last["true_strength"].values[ok])[0, 1] > 0.5
+
+
+def test_every_variant_graded_the_same_results(traced):
+    eng, _, _ = traced
+    for r in (0, 1):
+        session = [eng.graded[(r, label)] for label in ("ppi", "elo-pairs", "ppi(halve_below=44)")]
+        assert session[0] == session[1] == session[2]
+        assert len(session[0]) >= 6 and len(set(session[0])) == len(session[0])
+    assert eng.graded[(0, "ppi")] != eng.graded[(1, "ppi")]  # replicates differ
+
+
+@pytest.mark.parametrize("label", ["ppi", "elo-pairs", "ppi(halve_below=44)"])
+def test_engine_grades_equal_a_replay_of_its_bundle(traced, label):
+    eng, _, out = traced
+    replay = grade_bundle(out, label)
+    mine = eng.trace_table(label)
+    assert len(replay["grade"]) == len(mine["grade"]) > 1000
+    assert list(replay["session"]) == list(mine["session"])
+    assert list(replay["player"]) == [f"p{p}" for p in mine["player"]]
+    np.testing.assert_array_equal(replay["grade"], mine["grade"])
+
+
+def test_imps_lost_equals_a_replay_of_its_card_play(traced):
+    eng, _, out = traced
+    replay = grade_bundle(out, "imps-lost")
+    mine = eng.trace_table("imps-lost")
+    assert list(replay["player"]) == [f"p{p}" for p in mine["player"]]
+    np.testing.assert_array_equal(replay["rating"], mine["rows"][:, 0])
+    np.testing.assert_array_equal(replay["batches"], mine["rows"][:, 4].astype(int))
+
+
+def test_results_do_not_depend_on_threads_or_replicate_count(traced):
+    _, ds, _ = traced
+    one = engine.run("default", SCHEMES + ",ppi(halve_below=44)", replicates=2, years=YEARS, seed=5, threads=1)
+    xr.testing.assert_identical(one, ds)
+    first = engine.run("default", SCHEMES, replicates=1, years=YEARS, seed=5, threads=2)
+    # attributes differ (scheme list, replicate count); every value must not
+    xr.testing.assert_equal(first.isel(replicate=0),
+                            ds.sel(scheme=["ppi", "elo-pairs", "imps-lost"]).isel(replicate=0))
+
+
+def test_netcdf_round_trip(traced, tmp_path):
+    _, ds, _ = traced
+    write_dataset(ds, tmp_path / "r.nc")
+    with xr.open_dataset(tmp_path / "r.nc", engine="h5netcdf") as back:
+        xr.testing.assert_identical(back.load(), ds)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(years=-1), r"years=-1: give a number of years"),
+    (dict(replicates=0), r"replicates=0: give a positive integer"),
+    (dict(seed=-3), r"seed=-3: give a non-negative integer"),
+    (dict(schemes="ppi,nope"), r"unknown scheme 'nope'"),
+    (dict(schemes="ppi,ppi"), r"'ppi' is given twice"),
+    (dict(scenario="atlantis"), r"unknown scenario 'atlantis'"),
+])
+def test_bad_arguments_are_named(kwargs, message):
+    args = dict(scenario="default", schemes="ppi", years=0.1)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        engine.Engine(**args)
