@@ -155,6 +155,7 @@ class _Chunk:
     card: object  # CardPlay records or None
     n_partnerships: int
     player_boards: int
+    boards: np.ndarray  # boards each player played in this chunk
 
 
 def _interim_layout(kind, n_entries, boards, winners, teams, session_index):
@@ -347,8 +348,8 @@ class Engine:
             player_member=rep.players.member, player_at_start=rep.players.at_start,
             player_initial_grade=rep.players.initial_grade, club_names=np.array(w.venue_names(), object))
         scored = score_results(results, partnerships=rep.partnerships)
-        np.add.at(rep.boards, results.trav_ns.ravel(), 1)
-        np.add.at(rep.boards, results.trav_ew.ravel(), 1)
+        played = np.bincount(np.concatenate([results.trav_ns.ravel(), results.trav_ew.ravel()]),
+                             minlength=w.n_players).astype(np.int64)
         card = None
         if self.card_play:
             from .schemes.imps_lost import CardPlay
@@ -363,7 +364,7 @@ class Engine:
             rep.bundle_parts.append(results)
             if card is not None:
                 rep.card_records.append(card)
-        return _Chunk(results, scored, card, len(rep.partnerships), 4 * results.n_travellers)
+        return _Chunk(results, scored, card, len(rep.partnerships), 4 * results.n_travellers, played)
 
     # -- pass B ------------------------------------------------------------------------
     def _pass_b(self, rep: _Replicate, v: Variant, chunk: _Chunk):
@@ -422,6 +423,8 @@ class Engine:
                 day = w0.start_day + 7 * stop
                 times[c] = np.datetime64(int(day), "D")
                 for r, rep in enumerate(reps):
+                    # rep.boards is touched only here: pass A of the next chunk may already be running
+                    rep.boards += done[r].boards
                     truth[r, c] = strength_on(rep.world, day)
                     active[r, c] = active_on(rep.world, day)
                     boards[r, c] = rep.boards
