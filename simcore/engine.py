@@ -156,6 +156,8 @@ class _Chunk:
     n_partnerships: int
     player_boards: int
     boards: np.ndarray  # boards each player played in this chunk
+    first_day: int
+    true_pair: np.ndarray  # true strength of each pair entry (mean of the two, + bonus), grade points
 
 
 def _interim_layout(kind, n_entries, boards, winners, teams, session_index):
@@ -220,7 +222,7 @@ class Engine:
 
     def __init__(self, scenario, schemes=ALL_SCHEMES, replicates=1, years=None, seed=0, snapshot=None,
                  threads=None, trace=False, bundle_dir=None, model: BridgeModelParams | None = None,
-                 progress=False):
+                 progress=False, session_stats=False):
         sc = load_scenario(scenario) if not isinstance(scenario, Scenario) else scenario
         if years is not None:
             if isinstance(years, bool) or not isinstance(years, (int, float)) or not 0 < years <= 100:
@@ -244,6 +246,7 @@ class Engine:
         self.model = model or BridgeModelParams()
         self.progress = progress
         self.card_play = any(v.name in CARD_PLAY_SCHEMES for v in self.variants)
+        self.session_stats = bool(session_stats)
         self.trace_rows: list = []
         self.graded: dict = {}  # with trace: (replicate, variant) -> digests of what it graded
         self.timing = {"pass_a": 0.0, "pass_b": 0.0, "snapshot": 0.0}
@@ -364,7 +367,10 @@ class Engine:
             rep.bundle_parts.append(results)
             if card is not None:
                 rep.card_records.append(card)
-        return _Chunk(results, scored, card, len(rep.partnerships), 4 * results.n_travellers, played)
+        t0 = strength[0]
+        true_pair = 0.5 * (t0[scored.pair_players[:, 0]] + t0[scored.pair_players[:, 1]])
+        return _Chunk(results, scored, card, len(rep.partnerships), 4 * results.n_travellers, played,
+                      w.start_day + 7 * first_week, true_pair)
 
     # -- pass B ------------------------------------------------------------------------
     def _pass_b(self, rep: _Replicate, v: Variant, chunk: _Chunk):
@@ -375,12 +381,17 @@ class Engine:
             card = chunk.card
             out = np.empty((len(card.player), 5))
             v.scheme.apply(state, card, out)
-            return ("card", out) if (self.trace and rep.index == 0) else None
+            return (("card", out) if (self.trace and rep.index == 0) else None), None
         state = v.scheme.grow(state, max(chunk.n_partnerships, 1))
         rep.states[v.label] = state
+        stats = None
+        if self.session_stats:
+            from .metrics import fr18_chunk
+            before = v.scheme.grades(state, chunk.first_day)
+            stats = fr18_chunk(chunk.results, chunk.scored, before, chunk.true_pair)
         out = np.full((chunk.scored.n_entries, 2), np.nan)
         v.scheme.apply(state, chunk.scored, out)
-        return ("sessions", out) if (self.trace and rep.index == 0) else None
+        return (("sessions", out) if (self.trace and rep.index == 0) else None), stats
 
     # -- the run -----------------------------------------------------------------------
     def run(self):
@@ -396,6 +407,7 @@ class Engine:
             active = np.empty((R, n_t, P), bool)
             boards = np.empty((R, n_t, P), np.int32)
             extras: dict[str, np.ndarray] = {}
+            fr18: dict[str, np.ndarray] = {}
             times = np.empty(n_t, "datetime64[D]")
             bar = None
             if self.progress:
@@ -415,9 +427,13 @@ class Engine:
                 graded = {(r, j): pool.submit(self._pass_b, reps[r], v, done[r])
                           for r in range(R) for j, v in enumerate(self.variants)}
                 for (r, j), fut in graded.items():
-                    traced = fut.result()
+                    traced, stats = fut.result()
                     if traced is not None:
                         self._record_trace(self.variants[j], done[r], traced)
+                    if stats is not None:
+                        for key, value in stats.items():
+                            arr = fr18.setdefault(key, np.full((R, V, n_t), np.nan))
+                            arr[r, j, c] = value
                 self.timing["pass_b"] += time.perf_counter() - t0
                 t0 = time.perf_counter()
                 day = w0.start_day + 7 * stop
@@ -450,7 +466,7 @@ class Engine:
         self.player_boards = player_boards
         if self.bundle_dir is not None:
             self._write_bundle(reps[0])
-        return self._dataset(reps, times, grade, truth, active, boards, extras, xr)
+        return self._dataset(reps, times, grade, truth, active, boards, extras, xr, fr18)
 
     def _record_trace(self, v: Variant, chunk: _Chunk, traced):
         kind, out = traced
@@ -511,7 +527,7 @@ class Engine:
                              "boards": np.concatenate([c.boards for c in recs]),
                              "imps_lost": np.concatenate([c.imps_lost for c in recs])}, self.bundle_dir)
 
-    def _dataset(self, reps, times, grade, truth, active, boards, extras, xr):
+    def _dataset(self, reps, times, grade, truth, active, boards, extras, xr, fr18=None):
         R, V = len(reps), len(self.variants)
         labels = [v.label for v in self.variants]
         per_rep = lambda f, dt: np.stack([getattr(r.world, f) for r in reps]).astype(dt)  # noqa: E731
@@ -525,6 +541,9 @@ class Engine:
         }
         for name, arr in extras.items():
             data[name] = (("replicate", "scheme", "time", "player"), arr, {"long_name": f"scheme extra: {name}"})
+        for name, arr in (fr18 or {}).items():
+            data[f"fr18_{name}"] = (("replicate", "scheme", "time"), arr,
+                                    {"long_name": f"FR18 sums over the chunk's qualifying sessions: {name}"})
         coords = {
             "replicate": np.arange(R), "scheme": labels, "time": times.astype("datetime64[ns]"),
             "player": np.arange(grade.shape[-1]),
@@ -559,7 +578,7 @@ class Engine:
 
 
 def run(scenario="default", schemes=ALL_SCHEMES, replicates=1, years=None, seed=0, snapshot=None,
-        threads=None, progress=False, trace=False, bundle=None, model=None):
+        threads=None, progress=False, trace=False, bundle=None, model=None, session_stats=False):
     """Simulate ``scenario`` and grade it under every scheme variant; returns the Dataset.
 
     scenario: built-in name, TOML path or Scenario.  schemes: variants, e.g.
@@ -568,6 +587,9 @@ def run(scenario="default", schemes=ALL_SCHEMES, replicates=1, years=None, seed=
     snapshot: "weekly" or "monthly" (default: the scenario's).  threads:
     worker threads (default: all cores); the result does not depend on it.
     bundle: a folder to write replicate 0's results to (a results bundle).
+    session_stats: also record FR18's variance decomposition terms per chunk
+    (``metrics.fr18`` reads them).
     """
-    engine = Engine(scenario, schemes, replicates, years, seed, snapshot, threads, trace, bundle, model, progress)
+    engine = Engine(scenario, schemes, replicates, years, seed, snapshot, threads, trace, bundle, model, progress,
+                    session_stats)
     return engine.run()
