@@ -38,8 +38,11 @@ import numpy as np
 
 from . import __version__
 from .bridge_model import BridgeModelParams, build_pool
-from .play import play_sessions
-from .results import MOVEMENT_KINDS, Results, days_to_months
+from .movements import choose_layout, layout_schedule
+from .movements.online import online_seat_round
+from .play import play_sessions, play_swiss_sessions
+from .results import (KIND_MULTIPLE_TEAMS, KIND_ONLINE, KIND_SWISS_PAIRS, KIND_SWISS_TEAMS, MOVEMENT_KINDS,
+                      Results, days_to_months)
 from .rng import child_key, replicate_keys
 from .scenario import Scenario, load_scenario, scenario_to_json, with_overrides
 from .schemes import PlayerTable, make_scheme, parse_variant, split_variants, variant_label
@@ -156,49 +159,99 @@ class _Chunk:
     n_partnerships: int
     player_boards: int
     boards: np.ndarray  # boards each player played in this chunk
+    first_day: int
+    true_pair: np.ndarray  # true strength of each pair entry (mean of the two, + bonus), grade points
 
 
-def _interim_layout(kind, n_entries, boards, winners, teams, session_index):
-    """Seating of one session: rows (round, table, ns, ew, first_board, n_boards).
+@dataclass
+class _Seating:
+    """One session laid out: its entries (pairs), rows and movement."""
 
-    A stand-in until ``simcore.movements`` provides the real movements: a
-    Mitchell-style rotation for pair kinds (NS entries stay, EW move), a round
-    robin of two-table matches for team kinds.
-    """
+    kind: int
+    name: str
+    winners: int
+    n_boards: int
+    a: np.ndarray
+    b: np.ndarray
+    bonus: np.ndarray
+    team: np.ndarray
+    rows: np.ndarray  # (R, 6): round, table, ns entry, ew entry, first board, boards
+    n_travellers: int
+    swiss_rounds: int = 0
+    bpr: int = 0
+
+
+def _sub_starts(starts: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Offsets of the selected sessions' ranges, packed."""
+    out = np.zeros(len(idx) + 1, np.int64)
+    np.cumsum(starts[idx + 1] - starts[idx], out=out[1:])
+    return out
+
+
+def _take_ranges(starts: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Indices of the selected sessions' ranges, concatenated."""
+    if not len(idx):
+        return np.zeros(0, np.int64)
+    return np.concatenate([np.arange(starts[i], starts[i + 1]) for i in idx])
+
+
+def seat_session(plan, s: int, key, session_index: int) -> _Seating:
+    """Lay out session ``s`` of a plan with its movement (``simcore.movements``)."""
+    lo, hi = plan.entry_start[s], plan.entry_start[s + 1]
+    a, b, bonus, team = plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], plan.team[lo:hi]
+    kind, boards, winners = int(plan.kind[s]), int(plan.boards[s]), int(plan.winners[s])
+    if kind == KIND_ONLINE:
+        return _seat_online(a, b, bonus, boards, int(plan.boards_per_round[s]) or 2, key, session_index)
+    teams = kind in (KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS)
+    n = int(team.max()) + 1 if teams else len(a)
+    if kind == KIND_MULTIPLE_TEAMS and n > 40:
+        kind = KIND_SWISS_TEAMS  # too many teams for a round robin
+    layout = choose_layout(kind, n, boards, winners)
+    if kind in (KIND_SWISS_PAIRS, KIND_SWISS_TEAMS):
+        rounds, bpr = dict(layout["options"])["rounds"], layout["boards"]
+        tables = (n // 2) * (2 if teams else 1)
+        word = MOVEMENT_KINDS[kind]
+        return _Seating(kind, f"{word}:{n}{'teams' if teams else 'pairs'}-{rounds}x{bpr}", 1 if kind == KIND_SWISS_PAIRS else 2,
+                        rounds * bpr, a, b, bonus, team, np.zeros((0, 6), np.int64), rounds * tables * bpr, rounds, bpr)
+    sched = layout_schedule(layout)
+    if sched.is_teams:
+        members = np.full((n, 2), -1, np.int64)
+        for e, k in enumerate(team):
+            members[k, 0 if members[k, 0] < 0 else 1] = e
+        ns = members[sched.ns, sched.ns_pair]
+        ew = members[sched.ew, sched.ew_pair]
+    else:
+        ns, ew = sched.ns.astype(np.int64), sched.ew.astype(np.int64)
+    bpr = sched.boards
+    rows = np.stack([sched.round, sched.table, ns, ew, sched.board_set * bpr + 1, np.full(len(ns), bpr)],
+                    axis=1).astype(np.int64)
+    return _Seating(sched.kind, sched.name, sched.winners, sched.n_boards, a, b, bonus, team, rows,
+                    len(rows) * bpr)
+
+
+def _seat_online(a, b, bonus, boards, bpr, key, session_index) -> _Seating:
+    """The online room: partners and tables drawn afresh each round (``online_seat_round``)."""
+    from .rng import new_stream
+    st = new_stream(np.uint64(key), 0x0717E, int(session_index))
+    fixed = b >= 0
+    fa, fb = a[fixed].astype(np.int64), b[fixed].astype(np.int64)
+    bonus_of = {(min(x, y), max(x, y)): v for x, y, v in zip(fa, fb, bonus[fixed])}
+    singles = a[~fixed].astype(np.int64)
+    rounds = max(1, boards // bpr)
+    cap = (len(singles) + 2 * len(fa)) // 4 + 1
+    pair_id: dict = {}
     rows = []
-    if kind in (3, 4):  # team kinds: entries are pairs with team ids 0..K-1, two pairs a team
-        k = int(teams.max()) + 1
-        members = [np.flatnonzero(teams == t) for t in range(k)]
-        order = list(range(k)) + ([-1] if k % 2 else [])
-        m = len(order)
-        rounds = max(1, min(m - 1, boards // 4 or 1))
-        bpr = max(1, boards // rounds)
-        table = 0
-        for r in range(rounds):
-            pairs = [(order[i], order[m - 1 - i]) for i in range(m // 2)]
-            for j, (x, y) in enumerate(pairs):
-                if x < 0 or y < 0:
-                    continue
-                first = (r * (m // 2) + j) * bpr + 1
-                rows.append((r + 1, 2 * j + 1, members[x][0], members[y][1], first, bpr))
-                rows.append((r + 1, 2 * j + 2, members[y][0], members[x][1], first, bpr))
-            order = [order[0]] + [order[-1]] + order[1:-1]
-        name = f"{MOVEMENT_KINDS[kind]}:interim-{k}t"
-        return rows, name, 2, max(r[4] + r[5] - 1 for r in rows)
-    tables = (n_entries + 1) // 2
-    ns = list(range(tables))
-    ew = list(range(tables, n_entries)) + [-1] * (2 * tables - n_entries)
-    bpr = max(1, int(round(boards / tables)))
-    rounds = min(tables, max(1, int(np.ceil(boards / bpr))))
     for r in range(rounds):
+        na, nb, ea, eb = (np.empty(cap, np.int64) for _ in range(4))
+        tables = online_seat_round(singles, fa, fb, st, na, nb, ea, eb)
         for t in range(tables):
-            e = ew[(t + r) % tables]
-            if e < 0:
-                continue
-            bset = (t - r) % tables
-            rows.append((r + 1, t + 1, ns[t], e, bset * bpr + 1, bpr))
-    name = f"{MOVEMENT_KINDS[kind]}:interim-{tables}t"
-    return rows, name, winners if kind == 0 else 1, max(r[4] + r[5] - 1 for r in rows)
+            ids = [pair_id.setdefault((min(x, y), max(x, y)), len(pair_id)) for x, y in ((na[t], nb[t]), (ea[t], eb[t]))]
+            rows.append((r + 1, t + 1, ids[0], ids[1], r * bpr + 1, bpr))
+    pairs = np.array(list(pair_id), np.int64).reshape(-1, 2)
+    pb = np.array([bonus_of.get(tuple(p), 0.0) for p in pairs.tolist()])
+    rows = np.array(rows, np.int64).reshape(-1, 6)
+    return _Seating(KIND_ONLINE, f"online:{len(a)}entries-{rounds}x{bpr}", 1, rounds * bpr, pairs[:, 0], pairs[:, 1],
+                    pb, np.full(len(pairs), -1, np.int32), rows, len(rows) * bpr)
 
 
 def _digest(chunk: _Chunk, card: bool) -> str:
@@ -220,7 +273,7 @@ class Engine:
 
     def __init__(self, scenario, schemes=ALL_SCHEMES, replicates=1, years=None, seed=0, snapshot=None,
                  threads=None, trace=False, bundle_dir=None, model: BridgeModelParams | None = None,
-                 progress=False):
+                 progress=False, session_stats=False):
         sc = load_scenario(scenario) if not isinstance(scenario, Scenario) else scenario
         if years is not None:
             if isinstance(years, bool) or not isinstance(years, (int, float)) or not 0 < years <= 100:
@@ -244,6 +297,7 @@ class Engine:
         self.model = model or BridgeModelParams()
         self.progress = progress
         self.card_play = any(v.name in CARD_PLAY_SCHEMES for v in self.variants)
+        self.session_stats = bool(session_stats)
         self.trace_rows: list = []
         self.graded: dict = {}  # with trace: (replicate, variant) -> digests of what it graded
         self.timing = {"pass_a": 0.0, "pass_b": 0.0, "snapshot": 0.0}
@@ -270,64 +324,63 @@ class Engine:
         S = plan.n_sessions
         strength = np.stack([strength_on(w, w.start_day + 7 * wk) for wk in range(first_week, stop_week)])
         week_of = ((plan.day - w.start_day) // 7 - first_week).astype(np.int32)
-        # seat every session
-        e_a, e_b, e_bonus, e_team, e_start = [], [], [], [], [0]
-        rows, row_start = [], [0]
-        names, winners, n_boards = [], np.empty(S, np.int8), np.empty(S, np.int32)
-        for s in range(S):
-            lo, hi = plan.entry_start[s], plan.entry_start[s + 1]
-            a, b, bonus, team = plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], plan.team[lo:hi]
-            kind = int(plan.kind[s])
-            if kind == 5:  # online room: individuals paired afresh (interim: consecutive, kept all session)
-                keep = b >= 0
-                singles = a[~keep]
-                singles = singles[: len(singles) - len(singles) % 2]
-                a = np.concatenate([a[keep], singles[0::2]])
-                b = np.concatenate([b[keep], singles[1::2]])
-                bonus = np.concatenate([bonus[keep], np.zeros(len(singles) // 2)])
-                team = np.full(len(a), -1, np.int32)
-            lay, name, win, nb = _interim_layout(kind, len(a), int(plan.boards[s]), int(plan.winners[s]),
-                                                  team, rep.n_sessions + s)
-            e_a.append(a)
-            e_b.append(b)
-            e_bonus.append(bonus)
-            e_team.append(team)
-            e_start.append(e_start[-1] + len(a))
-            rows.extend(lay)
-            row_start.append(len(rows))
-            names.append(name)
-            winners[s] = win
-            n_boards[s] = nb
-        rows = np.array(rows, np.int64).reshape(-1, 6)
-        entry_a = np.concatenate(e_a).astype(np.int32) if S else np.zeros(0, np.int32)
-        entry_b = np.concatenate(e_b).astype(np.int32) if S else np.zeros(0, np.int32)
-        entry_bonus = np.concatenate(e_bonus).astype(np.float64) if S else np.zeros(0)
-        entry_team = np.concatenate(e_team).astype(np.int32) if S else np.zeros(0, np.int32)
-        entry_start = np.array(e_start, np.int64)
-        row_start = np.array(row_start, np.int64)
-        trav_per_session = np.add.reduceat(rows[:, 5], row_start[:-1]) if len(rows) else np.zeros(S, np.int64)
-        trav_per_session = np.where(np.diff(row_start) > 0, trav_per_session, 0)
+        session_index = rep.n_sessions + np.arange(S, dtype=np.int64)
+        seats = [seat_session(plan, s, rep.key, session_index[s]) for s in range(S)]
+        kinds = np.array([x.kind for x in seats], np.int8).reshape(S)
+        e_count = np.array([len(x.a) for x in seats], np.int64).reshape(S)
+        entry_start = np.zeros(S + 1, np.int64)
+        np.cumsum(e_count, out=entry_start[1:])
+        cat = lambda f, dt: (np.concatenate([getattr(x, f) for x in seats]).astype(dt)  # noqa: E731
+                             if S else np.zeros(0, dt))
+        entry_a, entry_b = cat("a", np.int32), cat("b", np.int32)
+        entry_bonus, entry_team = cat("bonus", np.float64), cat("team", np.int32)
+        rows = np.concatenate([x.rows for x in seats]) if S else np.zeros((0, 6), np.int64)
+        row_start = np.zeros(S + 1, np.int64)
+        np.cumsum([len(x.rows) for x in seats], out=row_start[1:])
+        trav_per_session = np.array([x.n_travellers for x in seats], np.int64).reshape(S)
         trav_start = np.zeros(S + 1, np.int64)
         np.cumsum(trav_per_session, out=trav_start[1:])
         T = int(trav_start[-1])
         out = dict(round=np.empty(T, np.int32), board=np.empty(T, np.int32), table=np.empty(T, np.int32),
                    ns=np.empty((T, 2), np.int32), ew=np.empty((T, 2), np.int32), score=np.empty(T, np.int32))
         m = self.model
-        session_index = rep.n_sessions + np.arange(S, dtype=np.int64)
-        play_sessions(rep.key, session_index, week_of, n_boards, entry_start, entry_a, entry_b, entry_bonus,
-                      row_start, rows[:, 0].astype(np.int32), rows[:, 1].astype(np.int32),
-                      rows[:, 2].astype(np.int64), rows[:, 3].astype(np.int64), rows[:, 4].astype(np.int32),
-                      rows[:, 5].astype(np.int64), trav_start, strength, self.scenario.partnerships.form_sd,
-                      m.alpha, m.sigma_slope, m.sigma_floor, rep.pool.scores, rep.pool.thresholds,
-                      rep.pool.n_deals, self.card_play, m.imps_lost_base, m.imps_lost_slope, m.imps_lost_floor,
-                      m.dummy_share, out["round"], out["board"], out["table"], out["ns"], out["ew"],
-                      out["score"], rep.card_boards, rep.card_imps)
+        form = self.scenario.partnerships.form_sd
+        swiss = np.array([x.swiss_rounds > 0 for x in seats], bool).reshape(S)
+        static = ~swiss
+        common = (strength, form, m.alpha, m.sigma_slope, m.sigma_floor, rep.pool.scores, rep.pool.thresholds,
+                  rep.pool.n_deals, self.card_play, m.imps_lost_base, m.imps_lost_slope, m.imps_lost_floor,
+                  m.dummy_share)
+        outs = (out["round"], out["board"], out["table"], out["ns"], out["ew"], out["score"], rep.card_boards,
+                rep.card_imps)
+        if static.any():
+            idx = np.flatnonzero(static)
+            es, rs, ts = _sub_starts(entry_start, idx), _sub_starts(row_start, idx), trav_start[idx]
+            ents = _take_ranges(entry_start, idx)
+            rws = _take_ranges(row_start, idx)
+            sub_rows = rows[rws]
+            play_sessions(rep.key, session_index[idx], week_of[idx], np.array([seats[i].n_boards for i in idx],
+                                                                              np.int32),
+                          es, entry_a[ents], entry_b[ents], entry_bonus[ents], rs,
+                          sub_rows[:, 0].astype(np.int32), sub_rows[:, 1].astype(np.int32), sub_rows[:, 2],
+                          sub_rows[:, 3], sub_rows[:, 4].astype(np.int32), sub_rows[:, 5], ts, *common, *outs)
+        if swiss.any():
+            idx = np.flatnonzero(swiss)
+            es = _sub_starts(entry_start, idx)
+            ents = _take_ranges(entry_start, idx)
+            play_swiss_sessions(rep.key, session_index[idx], week_of[idx],
+                                np.array([seats[i].kind == KIND_SWISS_TEAMS for i in idx]),
+                                plan.scoring[idx] != 0, np.array([seats[i].swiss_rounds for i in idx], np.int64),
+                                np.array([seats[i].bpr for i in idx], np.int64), es, entry_a[ents], entry_b[ents],
+                                entry_bonus[ents], entry_team[ents], trav_start[idx], *common, 1, *outs)
+        names = [x.name for x in seats]
+        winners = np.array([x.winners for x in seats], np.int8).reshape(S)
+        n_boards = np.array([x.n_boards for x in seats], np.int32).reshape(S)
         trav_session = np.repeat(np.arange(S, dtype=np.int32), np.diff(trav_start))
         order = np.lexsort((out["table"], out["board"], out["round"], trav_session))
         # teams of team sessions: two pair entries per team
         team_session, team_players, team_names = [], [], []
         for s in range(S):
-            if plan.kind[s] in (3, 4):
+            if kinds[s] in (3, 4):
                 lo, hi = entry_start[s], entry_start[s + 1]
                 tm = entry_team[lo:hi]
                 for k in range(int(tm.max()) + 1):
@@ -338,7 +391,7 @@ class Engine:
         results = Results(
             session_names=np.array([f"S{i}" for i in session_index], object), session_day=plan.day,
             session_club=plan.venue, session_event=plan.event, session_scoring=plan.scoring,
-            session_winners=winners, session_kind=plan.kind, session_movement=np.array(names, object),
+            session_winners=winners, session_kind=kinds, session_movement=np.array(names, object),
             session_boards=n_boards, trav_session=trav_session[order], trav_round=out["round"][order],
             trav_board=out["board"][order], trav_table=out["table"][order], trav_ns=out["ns"][order],
             trav_ew=out["ew"][order], trav_ns_score=out["score"][order],
@@ -364,7 +417,10 @@ class Engine:
             rep.bundle_parts.append(results)
             if card is not None:
                 rep.card_records.append(card)
-        return _Chunk(results, scored, card, len(rep.partnerships), 4 * results.n_travellers, played)
+        t0 = strength[0]
+        true_pair = 0.5 * (t0[scored.pair_players[:, 0]] + t0[scored.pair_players[:, 1]])
+        return _Chunk(results, scored, card, len(rep.partnerships), 4 * results.n_travellers, played,
+                      w.start_day + 7 * first_week, true_pair)
 
     # -- pass B ------------------------------------------------------------------------
     def _pass_b(self, rep: _Replicate, v: Variant, chunk: _Chunk):
@@ -375,12 +431,17 @@ class Engine:
             card = chunk.card
             out = np.empty((len(card.player), 5))
             v.scheme.apply(state, card, out)
-            return ("card", out) if (self.trace and rep.index == 0) else None
+            return (("card", out) if (self.trace and rep.index == 0) else None), None
         state = v.scheme.grow(state, max(chunk.n_partnerships, 1))
         rep.states[v.label] = state
+        stats = None
+        if self.session_stats:
+            from .metrics import fr18_chunk
+            before = v.scheme.grades(state, chunk.first_day)
+            stats = fr18_chunk(chunk.results, chunk.scored, before, chunk.true_pair)
         out = np.full((chunk.scored.n_entries, 2), np.nan)
         v.scheme.apply(state, chunk.scored, out)
-        return ("sessions", out) if (self.trace and rep.index == 0) else None
+        return (("sessions", out) if (self.trace and rep.index == 0) else None), stats
 
     # -- the run -----------------------------------------------------------------------
     def run(self):
@@ -396,6 +457,7 @@ class Engine:
             active = np.empty((R, n_t, P), bool)
             boards = np.empty((R, n_t, P), np.int32)
             extras: dict[str, np.ndarray] = {}
+            fr18: dict[str, np.ndarray] = {}
             times = np.empty(n_t, "datetime64[D]")
             bar = None
             if self.progress:
@@ -415,9 +477,13 @@ class Engine:
                 graded = {(r, j): pool.submit(self._pass_b, reps[r], v, done[r])
                           for r in range(R) for j, v in enumerate(self.variants)}
                 for (r, j), fut in graded.items():
-                    traced = fut.result()
+                    traced, stats = fut.result()
                     if traced is not None:
                         self._record_trace(self.variants[j], done[r], traced)
+                    if stats is not None:
+                        for key, value in stats.items():
+                            arr = fr18.setdefault(key, np.full((R, V, n_t), np.nan))
+                            arr[r, j, c] = value
                 self.timing["pass_b"] += time.perf_counter() - t0
                 t0 = time.perf_counter()
                 day = w0.start_day + 7 * stop
@@ -450,7 +516,7 @@ class Engine:
         self.player_boards = player_boards
         if self.bundle_dir is not None:
             self._write_bundle(reps[0])
-        return self._dataset(reps, times, grade, truth, active, boards, extras, xr)
+        return self._dataset(reps, times, grade, truth, active, boards, extras, xr, fr18)
 
     def _record_trace(self, v: Variant, chunk: _Chunk, traced):
         kind, out = traced
@@ -511,7 +577,7 @@ class Engine:
                              "boards": np.concatenate([c.boards for c in recs]),
                              "imps_lost": np.concatenate([c.imps_lost for c in recs])}, self.bundle_dir)
 
-    def _dataset(self, reps, times, grade, truth, active, boards, extras, xr):
+    def _dataset(self, reps, times, grade, truth, active, boards, extras, xr, fr18=None):
         R, V = len(reps), len(self.variants)
         labels = [v.label for v in self.variants]
         per_rep = lambda f, dt: np.stack([getattr(r.world, f) for r in reps]).astype(dt)  # noqa: E731
@@ -525,6 +591,9 @@ class Engine:
         }
         for name, arr in extras.items():
             data[name] = (("replicate", "scheme", "time", "player"), arr, {"long_name": f"scheme extra: {name}"})
+        for name, arr in (fr18 or {}).items():
+            data[f"fr18_{name}"] = (("replicate", "scheme", "time"), arr,
+                                    {"long_name": f"FR18 sums over the chunk's qualifying sessions: {name}"})
         coords = {
             "replicate": np.arange(R), "scheme": labels, "time": times.astype("datetime64[ns]"),
             "player": np.arange(grade.shape[-1]),
@@ -559,7 +628,7 @@ class Engine:
 
 
 def run(scenario="default", schemes=ALL_SCHEMES, replicates=1, years=None, seed=0, snapshot=None,
-        threads=None, progress=False, trace=False, bundle=None, model=None):
+        threads=None, progress=False, trace=False, bundle=None, model=None, session_stats=False):
     """Simulate ``scenario`` and grade it under every scheme variant; returns the Dataset.
 
     scenario: built-in name, TOML path or Scenario.  schemes: variants, e.g.
@@ -568,6 +637,9 @@ def run(scenario="default", schemes=ALL_SCHEMES, replicates=1, years=None, seed=
     snapshot: "weekly" or "monthly" (default: the scenario's).  threads:
     worker threads (default: all cores); the result does not depend on it.
     bundle: a folder to write replicate 0's results to (a results bundle).
+    session_stats: also record FR18's variance decomposition terms per chunk
+    (``metrics.fr18`` reads them).
     """
-    engine = Engine(scenario, schemes, replicates, years, seed, snapshot, threads, trace, bundle, model, progress)
+    engine = Engine(scenario, schemes, replicates, years, seed, snapshot, threads, trace, bundle, model, progress,
+                    session_stats)
     return engine.run()

@@ -25,7 +25,10 @@ import numpy as np
 
 from ._jit import kernel
 from .bridge_model import _vulnerability, deal_board, draw_imps_lost, draw_ns_score, field_sigma
+from .imps import imps, victory_points
+from .movements.swiss import swiss_first_round, swiss_pair_round
 from .rng import normal, seed_stream
+from .scoring import board_butler, board_matchpoints
 
 _PLAY_SALT = 7  # stream label of session play (the world uses 0..3 per week)
 
@@ -99,3 +102,142 @@ def play_sessions(key, session_index, session_week, session_boards, entry_start,
                                                   dummy_share, st)
                     card_boards[p] += played
                     card_imps[p] += imps
+
+
+@kernel
+def play_swiss_sessions(key, session_index, session_week, is_teams, imps_scoring, session_rounds, session_bpr,
+                        entry_start, entry_a, entry_b, entry_bonus, entry_team, trav_start, strength, form_sd,
+                        alpha, sigma_slope, sigma_floor, pool_scores, pool_thresholds, n_deals, card_play,
+                        il_base, il_slope, il_floor, dummy_share, butler_trim, out_round, out_board, out_table,
+                        out_ns, out_ew, out_score, card_boards, card_imps):
+    """Play Swiss pairs and Swiss teams sessions, pairing each round from the standings.
+
+    Entrants are the session's pairs (Swiss pairs) or its teams (Swiss teams:
+    ``entry_team`` groups two pair entries a team).  Round r plays boards
+    r·bpr+1 .. (r+1)·bpr at every table.  Round 1 is a random draw, later
+    rounds ``swiss_pair_round`` on the standings (straight down, repeats
+    allowed, when no repeat-free pairing exists).  Standings: match MP % for
+    MP Swiss pairs; VPs (``imps.victory_points``) from the IMP margin for
+    IMP Swiss pairs (Butler IMPs against the round's datum) and Swiss teams
+    (team IMPs between the match's two tables).  Travellers of session s are
+    written from trav_start[s]: rounds × tables × boards.
+    """
+    st = np.empty(1, np.uint64)
+    for s in range(session_index.shape[0]):
+        seed_stream(st, key, _PLAY_SALT, session_index[s])
+        t_row = strength[session_week[s]]
+        e0, e1 = entry_start[s], entry_start[s + 1]
+        n_e = e1 - e0
+        pair_strength = np.empty(n_e)
+        pair_boards = np.zeros(n_e, np.int64)
+        field = 0.0
+        for e in range(e0, e1):
+            field += t_row[entry_a[e]] + t_row[entry_b[e]]
+            pair_strength[e - e0] = (0.5 * (t_row[entry_a[e]] + t_row[entry_b[e]]) + entry_bonus[e]
+                                     + form_sd * normal(st))
+        sigma = field_sigma(field / (2.0 * n_e), sigma_slope, sigma_floor)
+        teams = is_teams[s]
+        if teams:
+            n = 0
+            for e in range(e0, e1):
+                n = max(n, entry_team[e] + 1)
+            members = np.full((n, 2), -1, np.int64)
+            for e in range(e0, e1):
+                k = entry_team[e]
+                members[k, 0 if members[k, 0] < 0 else 1] = e - e0
+        else:
+            n = n_e
+            members = np.empty((n, 2), np.int64)
+            for k in range(n):
+                members[k, 0] = k
+                members[k, 1] = k
+        played = np.zeros((n, n), np.bool_)
+        had_bye = np.zeros(n, np.bool_)
+        points = np.zeros(n)
+        order = np.empty(n, np.int64)
+        half = n // 2
+        a = np.empty(half, np.int64)
+        b = np.empty(half, np.int64)
+        bpr = session_bpr[s]
+        per_table = 2 if teams else 1
+        tables = half * per_table
+        scores = np.empty(tables, np.int32)
+        value = np.empty(tables)
+        t = trav_start[s]
+        for r in range(session_rounds[s]):
+            if r == 0:
+                swiss_first_round(n, np.empty(0, np.int64), st, order)
+                for m in range(half):
+                    a[m], b[m] = order[2 * m], order[2 * m + 1]
+                bye = order[n - 1] if n % 2 == 1 else -1
+            else:
+                neg = -points
+                order[:] = np.argsort(neg, kind="mergesort")
+                bye = swiss_pair_round(order, played, had_bye, a, b)
+                if bye == -2:  # no repeat-free pairing: straight down the standings
+                    bye = order[n - 1] if n % 2 == 1 else -1
+                    k = 0
+                    for i in range(n):
+                        if order[i] != bye:
+                            if k % 2 == 0:
+                                a[k // 2] = order[i]
+                            else:
+                                b[k // 2] = order[i]
+                            k += 1
+            if bye >= 0:
+                had_bye[bye] = True
+            margin = np.zeros(half)
+            for q in range(bpr):
+                board = r * bpr + q + 1
+                code = deal_board(n_deals, _vulnerability(board), st)
+                for m in range(half):
+                    x, y = a[m], b[m]
+                    for h in range(per_table):
+                        ns = members[x, 0] if h == 0 else members[y, 0]
+                        ew = members[y, 1] if h == 0 else members[x, 1]
+                        if not teams:
+                            ns, ew = members[x, 0], members[y, 0]
+                        score = draw_ns_score(pool_scores, pool_thresholds, code, pair_strength[ns],
+                                              pair_strength[ew], alpha, sigma, st)
+                        out_round[t] = r + 1
+                        out_board[t] = board
+                        out_table[t] = m * per_table + h + 1
+                        out_ns[t, 0], out_ns[t, 1] = entry_a[e0 + ns], entry_b[e0 + ns]
+                        out_ew[t, 0], out_ew[t, 1] = entry_a[e0 + ew], entry_b[e0 + ew]
+                        out_score[t] = score
+                        scores[m * per_table + h] = score
+                        pair_boards[ns] += 1
+                        pair_boards[ew] += 1
+                        t += 1
+                if teams:
+                    for m in range(half):
+                        margin[m] += imps(scores[2 * m] - scores[2 * m + 1])
+                elif imps_scoring[s]:
+                    board_butler(scores[:tables], butler_trim, value[:tables])
+                    for m in range(half):
+                        margin[m] += value[m]
+                else:
+                    board_matchpoints(scores[:tables], tables, False, value[:tables])
+                    for m in range(half):
+                        margin[m] += value[m] / bpr
+            for m in range(half):
+                x, y = a[m], b[m]
+                played[x, y] = True
+                played[y, x] = True
+                if teams or imps_scoring[s]:
+                    vp = victory_points(margin[m], bpr)
+                    points[x] += vp
+                    points[y] += 20.0 - vp
+                else:
+                    points[x] += margin[m]
+                    points[y] += 100.0 - margin[m]
+        if card_play:
+            for e in range(e0, e1):
+                if pair_boards[e - e0] == 0:
+                    continue
+                for k in range(2):
+                    p = entry_a[e] if k == 0 else entry_b[e]
+                    imps_, played_ = draw_imps_lost(t_row[p], pair_boards[e - e0], il_base, il_slope, il_floor,
+                                                    dummy_share, st)
+                    card_boards[p] += played_
+                    card_imps[p] += imps_

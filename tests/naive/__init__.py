@@ -11,6 +11,7 @@ write ``naive.imps(...)``.  Add a module per area and one import line here.
 from .rng import *  # noqa: F401,F403
 from .scoring import *  # noqa: F401,F403
 from .world import *  # noqa: F401,F403
+from .movements import *  # noqa: F401,F403
 from .elo import *  # noqa: F401,F403
 from .bridge_model import *  # noqa: F401,F403
 from .ppi import *  # noqa: F401,F403

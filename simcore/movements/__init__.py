@@ -1,0 +1,400 @@
+"""Movements: who sits where, in which direction, on which boards.
+
+A movement turns a field of entrants (pairs, teams, or the players of an
+online room) and a number of boards per round into the ``Schedule`` of one
+session.  One module per movement:
+
+* ``mitchell`` — NS stationary, EW move up, boards move down; two-winner
+  unless arrow-switched (static template);
+* ``howell``   — one-winner; full Howells and shortened Howells (static);
+* ``teams``    — multiple teams: a round robin of short matches (static);
+* ``swiss``    — Swiss pairs and Swiss teams: a numba pairing kernel that
+  pairs the next round from the standings, and the Python driver;
+* ``online``   — the BCL-like online room: a numba kernel that seats a
+  round afresh (random partners, regular partnerships kept together).
+
+``generate(kind, n_entrants, boards, **options)`` is the single entry point;
+``schedule_to_travellers`` / ``schedule_to_results`` expand a Schedule into
+traveller rows for ``simcore.results.Results``.
+
+Conventions (every movement):
+
+* ``boards`` is the number of boards per round — the size of a board set
+  (per match for Swiss and teams).  Board set ``s`` (0-based) is boards
+  ``s*boards + 1 .. (s+1)*boards``, so the session's boards are 1..B with
+  ``B = n_sets * boards``, and every board 1..B is played at least once.
+* Rows are one per (round, table), sorted by (round, table); rounds and
+  tables count from 1, entrants and board sets from 0.
+* Entrants are pairs for Mitchell, Howell and Swiss pairs; teams for
+  multiple teams and Swiss teams (rows then say which pair of each team
+  sits: ``ns_pair`` / ``ew_pair``, 0 = pair one, 1 = pair two); pairs formed
+  in the room for the online room (``entrant_players`` names the two room
+  players of each).
+* ``winners`` says who a pair's session score is ranked against, which is
+  what strength of field / opponents needs (SPEC §1.2, seed 001):
+  2 → the other pairs that sat the same direction (Mitchell, multiple teams
+  and Swiss teams, whose cross-IMPs are taken against the same-direction
+  field); 1 → every other pair (Howell, arrow-switched Mitchell, Swiss
+  pairs, online room).  For the match kinds (``results.MATCH_KINDS``:
+  Swiss pairs and Swiss teams) NGS takes SOpp match by match from the
+  opponents at the table; the rows give those opponents.
+* A pair that sits out a round has no row that round; a board set played
+  fewer times than the most-played set is match-pointed with the Neuberg
+  correction (``simcore.scoring.board_matchpoints``, ``expected_plays =
+  Schedule.expected_plays``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..results import (KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_ONLINE, KIND_SWISS_PAIRS,
+                       KIND_SWISS_TEAMS, MIXED, MOVEMENT_KINDS, NS, EW, TEAM_KINDS)
+
+__all__ = ["Schedule", "generate", "schedule_to_travellers", "schedule_to_results", "SUPPORTED",
+           "supported_sizes"]
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    """One session's seating: struct of arrays, read-only.
+
+    Session:
+        name        movement name as written in Results (``"mitchell:8t-skip"``)
+        kind        ``results.MOVEMENT_KINDS`` code
+        winners     1 (one-winner) or 2 (two-winner): who a pair is ranked against
+        n_entrants  pairs, teams, or (online) pairs formed in the room
+        boards      boards per round (board-set size)
+        n_sets      board sets; the session's boards are 1..n_sets*boards
+        n_rounds, n_tables
+    Rows (R), one per (round, table), sorted by (round, table):
+        round, table   int32, from 1
+        ns, ew         int32 entrant ids (teams for team kinds)
+        board_set      int32, from 0
+        ns_pair, ew_pair  int8: team kinds, which pair of the team sits
+                       (0 pair one, 1 pair two); -1 for pair kinds
+    Entrants (E), or (E, 2) per team pair for team kinds:
+        direction      int8 NS, EW or MIXED (sat both ways)
+        ns_boards, ew_boards  int32 boards played sitting NS / EW
+    Optional:
+        entrant_players int32 (E, 2): online room, the two room players of
+                       each pair formed; None otherwise
+        points         float64 (E): Swiss, the final standings (VPs); None
+                       for static movements
+    """
+
+    name: str
+    kind: int
+    winners: int
+    n_entrants: int
+    boards: int
+    n_sets: int
+    n_rounds: int
+    n_tables: int
+    round: np.ndarray
+    table: np.ndarray
+    ns: np.ndarray
+    ew: np.ndarray
+    board_set: np.ndarray
+    ns_pair: np.ndarray
+    ew_pair: np.ndarray
+    direction: np.ndarray
+    ns_boards: np.ndarray
+    ew_boards: np.ndarray
+    entrant_players: np.ndarray | None = None
+    points: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.round)
+
+    @property
+    def n_boards(self) -> int:
+        """Distinct boards in the session (boards 1..n_boards)."""
+        return self.n_sets * self.boards
+
+    @property
+    def is_teams(self) -> bool:
+        return self.kind in TEAM_KINDS
+
+    def set_plays(self) -> np.ndarray:
+        """How many tables play each board set over the session."""
+        return np.bincount(self.board_set, minlength=self.n_sets).astype(np.int32)
+
+    @property
+    def expected_plays(self) -> int:
+        """Plays of the most-played board: Neuberg's N for the other boards."""
+        return int(self.set_plays().max())
+
+    def first_board(self, board_set) -> np.ndarray:
+        """First board number (from 1) of each board set."""
+        return np.asarray(board_set) * self.boards + 1
+
+    def rows(self) -> dict:
+        """The row arrays as a dict (for printing / DataFrames)."""
+        return {k: getattr(self, k) for k in ("round", "table", "ns", "ew", "board_set", "ns_pair", "ew_pair")}
+
+
+def _ro(a, dtype):
+    a = np.ascontiguousarray(a, dtype=dtype)
+    a.setflags(write=False)
+    return a
+
+
+def make_schedule(name, kind, winners, n_entrants, boards, rnd, table, ns, ew, board_set,
+                  ns_pair=None, ew_pair=None, entrant_players=None, points=None) -> Schedule:
+    """Assemble a Schedule from rows (any order; rounds/tables from 1).
+
+    Board sets are relabelled 0..n_sets-1 in order of first play so that
+    every board 1..B is played; directions and NS/EW board counts are
+    derived from the rows.
+    """
+    rnd, table = np.asarray(rnd, np.int32), np.asarray(table, np.int32)
+    order = np.lexsort((table, rnd))
+    rnd, table = rnd[order], table[order]
+    ns, ew = np.asarray(ns, np.int32)[order], np.asarray(ew, np.int32)[order]
+    board_set = np.asarray(board_set, np.int64)[order]
+    used, first = np.unique(board_set, return_index=True)
+    relabel = np.empty(used.max() + 1 if len(used) else 0, np.int64)
+    relabel[used] = np.argsort(np.argsort(first))  # rank of each set by first play
+    board_set = relabel[board_set]
+    teams = kind in TEAM_KINDS
+    if teams:
+        ns_pair = np.asarray(ns_pair, np.int8)[order]
+        ew_pair = np.asarray(ew_pair, np.int8)[order]
+        ns_plays = np.zeros((n_entrants, 2), np.int32)
+        ew_plays = np.zeros((n_entrants, 2), np.int32)
+        np.add.at(ns_plays, (ns, ns_pair), 1)
+        np.add.at(ew_plays, (ew, ew_pair), 1)
+    else:
+        ns_pair = np.full(len(rnd), -1, np.int8)
+        ew_pair = np.full(len(rnd), -1, np.int8)
+        ns_plays = np.bincount(ns, minlength=n_entrants).astype(np.int32)
+        ew_plays = np.bincount(ew, minlength=n_entrants).astype(np.int32)
+    direction = np.where(ew_plays == 0, NS, np.where(ns_plays == 0, EW, MIXED)).astype(np.int8)
+    return Schedule(
+        name=name, kind=int(kind), winners=int(winners), n_entrants=int(n_entrants), boards=int(boards),
+        n_sets=len(used), n_rounds=int(rnd.max()) if len(rnd) else 0,
+        n_tables=int(table.max()) if len(table) else 0,
+        round=_ro(rnd, np.int32), table=_ro(table, np.int32), ns=_ro(ns, np.int32), ew=_ro(ew, np.int32),
+        board_set=_ro(board_set, np.int32), ns_pair=_ro(ns_pair, np.int8), ew_pair=_ro(ew_pair, np.int8),
+        direction=_ro(direction, np.int8), ns_boards=_ro(ns_plays * boards, np.int32),
+        ew_boards=_ro(ew_plays * boards, np.int32),
+        entrant_players=None if entrant_players is None else _ro(entrant_players, np.int32),
+        points=None if points is None else _ro(points, np.float64),
+    )
+
+
+# --- argument checks shared by the movements -------------------------------
+
+def check_int(name: str, value, lo: int, hi: int | None = None, what: str = "") -> int:
+    """``value`` as an int in [lo, hi]; ValueError naming the allowed range."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    v = int(value)
+    if v < lo or (hi is not None and v > hi):
+        allowed = f"{lo} to {hi}" if hi is not None else f"at least {lo}"
+        raise ValueError(f"{name} must be {allowed}{what}, got {v}")
+    return v
+
+
+def check_boards(boards) -> int:
+    return check_int("boards (boards per round)", boards, 1, 36)
+
+
+# --- the single entry point --------------------------------------------------
+
+SUPPORTED = {
+    "mitchell": "5..60 pairs (3..30 tables; an odd count gets a sit-out); even tables: skip "
+                "(T-1 rounds) or relay (T rounds); rounds=1..max; arrow_switch=0..rounds",
+    "howell": "5..40 pairs (3..20 tables; odd → sit-out); full (2T-1 rounds) for 3..10 tables; "
+              "shortened rounds=2..2T-1 for any size",
+    "swiss_pairs": "4..200 pairs; rounds=1..ceil(n/2) (odd → a bye each round)",
+    "multiple_teams": "3..20 teams (odd → a bye); rounds=1..n-1 (n if odd)",
+    "swiss_teams": "4..100 teams; rounds=1..ceil(n/2) (odd → a bye each round)",
+    "online": "8..4000 room players; rounds=1..50",
+}
+
+
+def supported_sizes() -> dict:
+    """The sizes every movement accepts (also printed by ``python -m simcore.movements``)."""
+    return dict(SUPPORTED)
+
+
+def generate(kind: str, n_entrants: int, boards: int, *, seed: int = 0, **options) -> Schedule:
+    """The Schedule of one session of movement ``kind``.
+
+    kind: one of ``results.MOVEMENT_KINDS``.
+    n_entrants: pairs (mitchell, howell, swiss_pairs), teams (multiple_teams,
+        swiss_teams) or room players (online).
+    boards: boards per round (per match for Swiss / teams), at least 1.
+    seed: random seed of the dynamic kinds (Swiss round-1 draw, online
+        seating); the static kinds ignore it.
+    options: see ``mitchell.mitchell``, ``howell.howell``,
+        ``teams.multiple_teams``, ``swiss.swiss_pairs`` / ``swiss.swiss_teams``
+        (which need ``results=callback``) and ``online.online_room``.
+
+    Static schedules are memoised and read-only: the same arguments return
+    the same object.
+    """
+    from . import howell, mitchell, online, swiss, teams
+
+    word = str(kind).strip().lower()
+    builders = {"mitchell": mitchell.mitchell, "howell": howell.howell,
+                "multiple_teams": teams.multiple_teams, "swiss_pairs": swiss.swiss_pairs,
+                "swiss_teams": swiss.swiss_teams, "online": online.online_room}
+    if word not in builders:
+        raise ValueError(f"unknown movement kind {kind!r}: choose from {', '.join(MOVEMENT_KINDS)}")
+    if word in ("swiss_pairs", "swiss_teams", "online"):
+        return builders[word](n_entrants, boards, seed=seed, **options)
+    return builders[word](n_entrants, boards, **options)
+
+
+# --- the standard choice for a field ------------------------------------------------
+
+MATCH_BOARDS = 4  # boards a match in Swiss and team events
+MAX_FULL_HOWELL = 8  # clubs play full Howells up to 8 tables, shortened ones beyond
+
+
+def choose_layout(kind: int, n_entrants: int, target_boards: int, winners: int = 2) -> dict:
+    """The movement a club or event runs for a field: kind, size, boards per round, rounds, options.
+
+    Pairs kinds take pairs, team kinds teams, the online room players.
+    * Mitchell: T = ceil(n/2) tables (odd n: a sit-out), skip for even T;
+      fields under 8 pairs play a Howell instead;
+      a Howell field over 40 pairs plays an arrow-switched Mitchell;
+      boards per round so the rounds played (at most the movement's) give
+      about ``target_boards``; one-winner (``winners=1``) arrow-switches the
+      last quarter of the rounds.
+    * Howell: full up to 8 tables (2T−1 rounds), shortened beyond (3 boards
+      a round, about target/3 rounds).
+    * Swiss pairs / Swiss teams / multiple teams: matches of 4 boards,
+      about target/4 rounds (at most what the field allows).
+    * Online: 2 boards a round, target/2 rounds.
+    """
+    from ..results import KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_ONLINE
+    n, target = int(n_entrants), max(1, int(target_boards))
+    if kind == KIND_MITCHELL and n < 8:
+        kind = KIND_HOWELL  # under 4 full tables clubs play a Howell
+    if kind == KIND_HOWELL and n > 40:
+        kind, winners = KIND_MITCHELL, 1  # beyond 20 tables: an arrow-switched Mitchell
+    if kind == KIND_MITCHELL:
+        from .mitchell import max_rounds
+        T = (n + 1) // 2
+        top = max_rounds(T, "skip")
+        bpr = max(1, min(36, int(round(target / top))))
+        rounds = max(1, min(top, int(round(target / bpr))))
+        arrow = max(1, rounds // 4) if winners == 1 else 0
+        return dict(kind="mitchell", n=n, boards=bpr, options=(("rounds", rounds), ("arrow_switch", arrow)))
+    if kind == KIND_HOWELL:
+        T = (n + 1) // 2
+        full = 2 * T - 1
+        if T <= MAX_FULL_HOWELL:
+            return dict(kind="howell", n=n, boards=max(1, int(round(target / full))), options=())
+        rounds = max(2, min(full, int(round(target / 3))))
+        return dict(kind="howell", n=n, boards=3, options=(("rounds", rounds),))
+    if kind == KIND_ONLINE:
+        return dict(kind="online", n=n, boards=2, options=(("rounds", max(1, target // 2)),))
+    top = n - 1 if n % 2 == 0 else n
+    rounds = max(1, min(top, int(round(target / MATCH_BOARDS))))
+    word = {KIND_MULTIPLE_TEAMS: "multiple_teams"}.get(kind, MOVEMENT_KINDS[kind])
+    return dict(kind=word, n=n, boards=MATCH_BOARDS, options=(("rounds", rounds),))
+
+
+def layout_schedule(layout: dict) -> Schedule:
+    """The (memoised) Schedule of a static layout from ``choose_layout``."""
+    return generate(layout["kind"], layout["n"], layout["boards"], **dict(layout["options"]))
+
+
+# --- expansion into travellers -------------------------------------------------
+
+def seat_players(schedule: Schedule, players) -> tuple[np.ndarray, np.ndarray]:
+    """The NS and EW players, (R, 2) each, of every row.
+
+    players: pair kinds — (n_entrants, 2) the two players of each pair;
+    team kinds — (n_entrants, 4): pair one's players then pair two's;
+    online — (n_room_players,) the player id of each room player.
+    """
+    players = np.asarray(players)
+    if schedule.kind == KIND_ONLINE:
+        if players.ndim != 1:
+            raise ValueError("online room: players must be a 1-d array of the room's player ids")
+        ep = schedule.entrant_players
+        if players.shape[0] <= ep.max():
+            raise ValueError(f"online room: players has {players.shape[0]} entries, the room has {ep.max() + 1}")
+        return players[ep[schedule.ns]], players[ep[schedule.ew]]
+    if schedule.is_teams:
+        if players.shape != (schedule.n_entrants, 4):
+            raise ValueError(f"teams: players must have shape ({schedule.n_entrants}, 4), got {players.shape}")
+        cols = np.array([[0, 1], [2, 3]])
+        ns = players[schedule.ns[:, None], cols[schedule.ns_pair]]
+        ew = players[schedule.ew[:, None], cols[schedule.ew_pair]]
+        return ns, ew
+    if players.shape != (schedule.n_entrants, 2):
+        raise ValueError(f"pairs: players must have shape ({schedule.n_entrants}, 2), got {players.shape}")
+    return players[schedule.ns], players[schedule.ew]
+
+
+def schedule_to_travellers(schedule: Schedule, players, board_score=None, *, session: int = 0) -> dict:
+    """Traveller rows of a session, sorted by (session, round, board, table).
+
+    players: see ``seat_players``.
+    board_score: ``f(board, ns_players, ew_players) -> int32 NS scores``,
+        called once with all traveller rows (board numbers from 1, player
+        arrays (T, 2)); None leaves the scores 0.
+    Returns a dict of the ``Results`` traveller columns (``trav_session``,
+    ``trav_round``, ``trav_board``, ``trav_table``, ``trav_ns``, ``trav_ew``,
+    ``trav_ns_score``).
+    """
+    ns_p, ew_p = seat_players(schedule, players)
+    b = schedule.boards
+    rows = np.repeat(np.arange(len(schedule)), b)
+    board = (schedule.board_set[rows] * b + np.tile(np.arange(1, b + 1), len(schedule))).astype(np.int32)
+    rnd, table = schedule.round[rows], schedule.table[rows]
+    order = np.lexsort((table, board, rnd))
+    rows, board, rnd, table = rows[order], board[order], rnd[order], table[order]
+    ns, ew = ns_p[rows].astype(np.int32), ew_p[rows].astype(np.int32)
+    score = np.zeros(len(rows), np.int32) if board_score is None else \
+        np.asarray(board_score(board, ns, ew), dtype=np.int32)
+    return dict(trav_session=np.full(len(rows), session, np.int32), trav_round=rnd.astype(np.int32),
+                trav_board=board, trav_table=table.astype(np.int32), trav_ns=ns, trav_ew=ew,
+                trav_ns_score=score)
+
+
+def schedule_to_results(schedule: Schedule, players, board_score=None, *, day: int = 0, club: int = 0,
+                        event: int = 0, scoring: int = 0, n_players: int | None = None):
+    """A one-session ``results.Results`` of a Schedule (for tests and small uses)."""
+    from ..results import empty_results
+
+    trav = schedule_to_travellers(schedule, players, board_score)
+    r = empty_results()
+    players = np.asarray(players)
+    P = int(players.max()) + 1 if n_players is None else int(n_players)
+    r.session_names = np.array([f"s0:{schedule.name}"], object)
+    r.session_day = np.array([day], np.int32)
+    r.session_club = np.array([club], np.int32)
+    r.session_event = np.array([event], np.int8)
+    r.session_scoring = np.array([scoring], np.int8)
+    r.session_winners = np.array([schedule.winners], np.int8)
+    r.session_kind = np.array([schedule.kind], np.int8)
+    r.session_movement = np.array([schedule.name], object)
+    r.session_boards = np.array([schedule.n_boards], np.int32)
+    r.session_scored_on = np.array([day], np.int32)
+    r.session_replaces = np.array([-1], np.int32)
+    for k, v in trav.items():
+        setattr(r, k, v)
+    if schedule.is_teams:
+        r.team_session = np.zeros(schedule.n_entrants, np.int32)
+        r.team_players = players.astype(np.int32)
+        r.team_names = np.array([f"team{i + 1}" for i in range(schedule.n_entrants)], object)
+    r.player_names = np.array([str(i) for i in range(P)], object)
+    r.player_member = np.ones(P, bool)
+    r.player_at_start = np.ones(P, bool)
+    r.player_initial_grade = np.full(P, np.nan)
+    r.club_names = np.array(["club0"], object)
+    return r
+
+
+KINDS = {"mitchell": KIND_MITCHELL, "howell": KIND_HOWELL, "swiss_pairs": KIND_SWISS_PAIRS,
+         "multiple_teams": KIND_MULTIPLE_TEAMS, "swiss_teams": KIND_SWISS_TEAMS, "online": KIND_ONLINE}

@@ -1,0 +1,44 @@
+"""Reference Swiss pairing and online seating (simcore.movements.swiss / online)."""
+
+
+def swiss_pair_round(order, played, had_bye):
+    """(pairs, bye): top unpaired meets the next highest it has not met; depth-first backtracking."""
+    order = [int(x) for x in order]
+    if len(order) % 2 == 0:
+        return _pair_or_fail(order, played, -1)
+    candidates = [x for x in reversed(order) if not had_bye[x]] + [x for x in reversed(order) if had_bye[x]]
+    for bye in candidates:
+        pairs, got = _pair_or_fail([x for x in order if x != bye], played, bye)
+        if pairs is not None:
+            return pairs, got
+    return None, -2
+
+
+def _pair_or_fail(field, played, bye):
+
+    def pair(rest):
+        if not rest:
+            return []
+        top = rest[0]
+        for j in range(1, len(rest)):
+            if not played[top][rest[j]]:
+                tail = pair(rest[1:j] + rest[j + 1:])
+                if tail is not None:
+                    return [(top, rest[j])] + tail
+        return None
+
+    pairs = pair(field)
+    return (pairs, bye) if pairs is not None else (None, -2)
+
+
+def online_seat_round(singles, fixed_a, fixed_b, stream):
+    """Tables [(ns_a, ns_b, ew_a, ew_b)] of one round, drawing from ``stream`` (SplitMix64)."""
+    order = list(singles)
+    for i in range(len(order) - 1, 0, -1):
+        j = int(stream.uniform() * (i + 1))
+        order[i], order[j] = order[j], order[i]
+    pairs = [(order[2 * k], order[2 * k + 1]) for k in range(len(order) // 2)] + list(zip(fixed_a, fixed_b))
+    for i in range(len(pairs) - 1, 0, -1):
+        j = int(stream.uniform() * (i + 1))
+        pairs[i], pairs[j] = pairs[j], pairs[i]
+    return [(*pairs[2 * t], *pairs[2 * t + 1]) for t in range(len(pairs) // 2)]

@@ -1,0 +1,241 @@
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import naive
+from simcore import movements as mv
+from simcore.bridge_model import BridgeModelParams, build_pool, draw_ns_score, field_sigma, deal_board, _vulnerability
+from simcore.movements import howell, mitchell, online, swiss, teams
+from simcore.results import KIND_HOWELL, KIND_MITCHELL, MIXED
+from simcore.rng import new_stream
+from simcore.scoring import score_results
+
+
+def meetings(s):
+    return [tuple(sorted(x)) for x in zip(s.ns.tolist(), s.ew.tolist())]
+
+
+def sets_of(s, who):
+    return [b for n, e, b in zip(s.ns, s.ew, s.board_set) if who in (n, e)]
+
+
+# --- Mitchell ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tables", range(3, 31))
+@pytest.mark.parametrize("even", ["skip", "relay"])
+def test_mitchell_properties(tables, even):
+    for n_pairs in (2 * tables, 2 * tables - 1):
+        s = mitchell.mitchell(n_pairs, 2, even=even)
+        assert len(set(meetings(s))) == len(s)  # each NS pair meets each EW pair at most once
+        assert set(s.ns) <= set(range(tables)) and set(s.ew) >= set(range(tables, n_pairs))
+        for r in range(1, s.n_rounds + 1):
+            sets = s.board_set[s.round == r]
+            if tables % 2 == 1 or even == "skip":
+                assert len(set(sets)) == len(sets)  # every set once a round (no sharing)
+            else:
+                assert len(sets) - len(set(sets)) <= 1  # relay: tables 1 and T share one set
+        if n_pairs == 2 * tables and (tables % 2 == 1 or even == "relay"):
+            for ns in range(tables):  # full Mitchell: each board set once by each NS pair
+                assert sorted(sets_of(s, ns)) == list(range(s.n_sets))
+        assert s.winners == 2 and set(s.direction.tolist()) <= {0, 1}
+
+
+@pytest.mark.parametrize("tables", [3, 6, 9, 14])
+def test_mitchell_arrow_switch_is_one_winner(tables):
+    s = mitchell.mitchell(2 * tables, 3, arrow_switch=1)
+    assert s.winners == 1 and (s.direction == MIXED).all()
+    assert (s.ns_boards > 0).all() and (s.ew_boards > 0).all()
+
+
+# --- Howell -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("tables", range(3, howell.MAX_FULL_TABLES + 1))
+def test_full_howell_properties(tables):
+    for n_pairs in (2 * tables, 2 * tables - 1):
+        s = howell.howell(n_pairs, 2)
+        m = meetings(s)
+        assert len(set(m)) == len(m)
+        if n_pairs == 2 * tables:
+            assert set(m) == set(itertools.combinations(range(n_pairs), 2))  # everyone meets everyone
+        for p in range(n_pairs):
+            assert len(set(sets_of(s, p))) == len(sets_of(s, p))  # no set twice
+            if n_pairs == 2 * tables:
+                assert len(sets_of(s, p)) == 2 * tables - 1
+        if n_pairs == 2 * tables:
+            assert (s.set_plays() == tables).all()
+        shared = sum(len(s.board_set[s.round == r]) - len(set(s.board_set[s.round == r]))
+                     for r in range(1, s.n_rounds + 1))
+        assert shared == 0 or tables == 3  # only 3 tables (no Room square of side 5) share a set
+        assert s.winners == 1 and s.kind == KIND_HOWELL
+
+
+@pytest.mark.parametrize("tables", range(9, 21))
+def test_shortened_howell_properties(tables):
+    rounds = min(2 * tables - 1, 9)
+    s = howell.howell(2 * tables, 3, rounds=rounds)
+    m = meetings(s)
+    assert len(set(m)) == len(m) and s.n_rounds == rounds
+    for p in range(2 * tables):
+        assert len(set(sets_of(s, p))) == len(sets_of(s, p))
+    plays = s.set_plays()
+    assert plays.max() - plays.min() <= 3
+
+
+# --- teams --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n_teams", range(3, 21))
+def test_multiple_teams_properties(n_teams):
+    s = teams.multiple_teams(n_teams, 4)
+    # both tables of a match play the same set; pair one NS, pair two EW
+    assert (s.ns_pair == 0).all() and (s.ew_pair == 1).all()
+    matches = {}
+    for r, t, a, b, bs in zip(s.round, s.table, s.ns, s.ew, s.board_set):
+        matches.setdefault((r, (t + 1) // 2), []).append((a, b, bs))
+    for rows in matches.values():
+        (a1, b1, s1), (a2, b2, s2) = rows
+        assert (a1, b1) == (b2, a2) and s1 == s2
+    pairs = [tuple(sorted((rows[0][0], rows[0][1]))) for rows in matches.values()]
+    assert len(set(pairs)) == len(pairs)
+    assert set(pairs) == set(itertools.combinations(range(n_teams), 2))  # full round robin
+    for team in range(n_teams):
+        sets = [rows[0][2] for rows in matches.values() if team in rows[0][:2]]
+        assert len(set(sets)) == len(sets)
+
+
+# --- Swiss --------------------------------------------------------------------------
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(4, 40), st.integers(0, 2**32 - 1), st.floats(0, 0.6))
+def test_swiss_pairing_kernel_matches_reference(n, seed, density):
+    rng = np.random.default_rng(seed)
+    played = np.triu(rng.random((n, n)) < density, 1)
+    played = played | played.T
+    had_bye = rng.random(n) < 0.3
+    order = rng.permutation(n).astype(np.int64)
+    a, b = np.empty(n // 2, np.int64), np.empty(n // 2, np.int64)
+    bye = swiss.swiss_pair_round(order, played, had_bye, a, b)
+    ref, ref_bye = naive.swiss_pair_round(order, played.tolist(), had_bye.tolist())
+    assert bye == ref_bye
+    if ref is not None:
+        assert list(zip(a.tolist(), b.tolist())) == ref
+        assert not played[a, b].any()
+
+
+@pytest.mark.parametrize("n", [6, 7, 12, 25, 40, 60])
+def test_swiss_pairs_never_repeat(n):
+    rng = np.random.default_rng(n)
+    rounds = min(7, n - 1 - (n % 2 == 0))
+    s = swiss.swiss_pairs(n, 4, rounds=rounds, results=lambda r, a, b: rng.normal(0, 12, len(a)))
+    m = meetings(s)
+    assert len(set(m)) == len(m) and s.n_rounds == rounds
+    for r in range(1, rounds + 1):
+        seated = np.concatenate([s.ns[s.round == r], s.ew[s.round == r]])
+        assert len(set(seated.tolist())) == len(seated) == n - n % 2
+        assert len(set(s.board_set[s.round == r].tolist())) == 1  # the round's boards everywhere
+
+
+def test_swiss_seeded_first_round_is_top_half_v_bottom_half():
+    s = swiss.swiss_pairs(8, 3, rounds=1, rating=np.arange(8)[::-1], results=lambda r, a, b: np.zeros(len(a)))
+    assert sorted(meetings(s)) == [(0, 4), (1, 5), (2, 6), (3, 7)]
+
+
+def test_swiss_teams_two_tables_a_match():
+    rng = np.random.default_rng(1)
+    s = swiss.swiss_teams(10, 4, rounds=5, results=lambda r, a, b: rng.normal(0, 20, len(a)))
+    assert len(s) == 5 * 10 and (s.ns_pair == 0).all() and (s.ew_pair == 1).all()
+
+
+# --- online -------------------------------------------------------------------------
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 60), st.integers(0, 10), st.integers(0, 2**31))
+def test_online_seating_matches_reference(n_singles, n_fixed, seed):
+    singles = np.arange(2 * n_fixed, 2 * n_fixed + n_singles, dtype=np.int64)
+    fa = np.arange(0, 2 * n_fixed, 2, dtype=np.int64)
+    cap = (n_singles + 2 * n_fixed) // 4 + 1
+    out = [np.empty(cap, np.int64) for _ in range(4)]
+    tables = online.online_seat_round(singles, fa, fa + 1, new_stream(np.uint64(seed), 1, 2), *out)
+    ref = naive.online_seat_round(singles.tolist(), fa.tolist(), (fa + 1).tolist(), naive.SplitMix64(seed, 1, 2))
+    assert [tuple(int(o[t]) for o in out) for t in range(tables)] == ref
+
+
+def test_online_room_keeps_fixed_pairs_together():
+    s = online.online_room(40, 2, rounds=6, fixed_pairs=5, seed=3)
+    players = s.entrant_players
+    for k in range(5):
+        together = [tuple(p) for p in players if 2 * k in p]
+        assert together == [(2 * k, 2 * k + 1)]
+
+
+# --- bad arguments -------------------------------------------------------------------
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: mitchell.mitchell(4, 3), r"number of pairs must be 5 to 60"),
+    (lambda: mitchell.mitchell(12, 0), r"boards \(boards per round\) must be 1 to 36"),
+    (lambda: mitchell.mitchell(12, 3, rounds=7), r"rounds of a 6-table Mitchell \(skip\) must be 1 to 5"),
+    (lambda: howell.howell(24, 2), r"a full Howell is available for 3 to 10 tables"),
+    (lambda: teams.multiple_teams(41, 4), r"number of teams must be 3 to 40"),
+    (lambda: swiss.swiss_pairs(3, 4, rounds=1, results=lambda *a: 0), r"number of entrants must be 4 to 400"),
+    (lambda: swiss.swiss_pairs(8, 4, rounds=8, results=lambda *a: 0), r"rounds of Swiss pairs for 8 entrants must be 1 to 7"),
+    (lambda: mv.generate("carousel", 10, 2), r"unknown movement kind 'carousel'"),
+])
+def test_bad_arguments_say_what_is_allowed(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# --- end to end: one session of each movement, scored ----------------------------------
+
+@pytest.fixture(scope="module")
+def model():
+    p = BridgeModelParams()
+    return p, build_pool(p, np.uint64(99), n_deals=512)
+
+
+def _scores(model, schedule, strengths):
+    p, pool = model
+    st = new_stream(np.uint64(5), 0, 0)
+    codes = {}
+
+    def score(board, ns, ew):
+        out = np.empty(len(board), np.int32)
+        sigma = field_sigma(50.0, p.sigma_slope, p.sigma_floor)
+        for i, (b, n, e) in enumerate(zip(board, ns, ew)):
+            code = codes.setdefault(int(b), deal_board(pool.n_deals, _vulnerability(int(b)), st))
+            out[i] = draw_ns_score(pool.scores, pool.thresholds, code, strengths[n].mean(), strengths[e].mean(),
+                                   p.alpha, sigma, st)
+        return out
+    return score
+
+
+@pytest.mark.parametrize("kind", ["mitchell", "howell", "multiple_teams", "swiss_pairs", "swiss_teams", "online"])
+def test_each_movement_plays_and_scores(model, kind):
+    rng = np.random.default_rng(0)
+    strengths = rng.normal(50, 5, 200)
+    if kind in ("swiss_pairs", "swiss_teams"):
+        s = mv.generate(kind, 10, 3, rounds=4, results=lambda r, a, b: rng.normal(0, 8, len(a)))
+    elif kind == "online":
+        s = mv.generate(kind, 44, 2, rounds=5, fixed_pairs=4)
+    else:
+        s = mv.generate(kind, 10, 3)
+    if s.is_teams:
+        players = np.arange(4 * s.n_entrants).reshape(-1, 4)
+    elif kind == "online":
+        players = np.arange(44)
+    else:
+        players = np.arange(2 * s.n_entrants).reshape(-1, 2)
+    results = mv.schedule_to_results(s, players, _scores(model, s, strengths), n_players=200)
+    results.check()
+    scored = score_results(results)
+    assert scored.n_entries >= 8
+    # match points are a zero-sum share on every board
+    mp = scored.trav_ns_mp
+    for board in np.unique(results.trav_board):
+        rows = results.trav_board == board
+        if rows.sum() > 1:
+            assert mp[rows].mean() == pytest.approx(50.0)
+    if kind in ("swiss_pairs", "swiss_teams", "multiple_teams"):
+        assert len(scored.match_opp) > 0
