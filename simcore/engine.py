@@ -439,9 +439,13 @@ class Engine:
             from .metrics import fr18_chunk
             before = v.scheme.grades(state, chunk.first_day)
             stats = fr18_chunk(chunk.results, chunk.scored, before, chunk.true_pair)
-        out = np.full((chunk.scored.n_entries, 2), np.nan)
+        tracing = self.trace and rep.index == 0
+        if not tracing and getattr(v.scheme, "optional_out_after", False):
+            out = None  # nobody reads the post-session grades: the scheme may skip them
+        else:
+            out = np.full((chunk.scored.n_entries, 2), np.nan)
         v.scheme.apply(state, chunk.scored, out)
-        return (("sessions", out) if (self.trace and rep.index == 0) else None), stats
+        return (("sessions", out) if tracing else None), stats
 
     # -- the run -----------------------------------------------------------------------
     def run(self):

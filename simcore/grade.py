@@ -83,7 +83,10 @@ def parse_overrides(items: list[str]) -> dict[str, str]:
 
 
 def main(args) -> int:
-    scheme = make_scheme(args.scheme, parse_overrides(args.overrides))
+    overrides = parse_overrides(args.overrides)
+    if args.partnerships and args.scheme == "ngs":
+        overrides.setdefault("partnership_grades", "true")  # NGS keeps partnership histories only on request
+    scheme = make_scheme(args.scheme, overrides)
     if args.partnerships and not has_partnership_grades(scheme):
         raise ValueError(f"{scheme.name} has no partnership-level grades; drop --partnerships")
     if scheme.name == "imps-lost":

@@ -6,7 +6,7 @@ from simcore import engine
 from simcore.grade import grade_bundle
 from simcore.run_cli import write_dataset
 
-SCHEMES = "ppi,elo-pairs,imps-lost"
+SCHEMES = "ngs,ppi,elo-pairs,imps-lost"
 YEARS = 0.6
 
 
@@ -22,7 +22,7 @@ def traced(tmp_path_factory):
 def test_dataset_is_labelled(traced):
     _, ds, _ = traced
     assert ds["grade"].dims == ("replicate", "scheme", "time", "player")
-    assert list(ds["scheme"].values) == ["ppi", "elo-pairs", "imps-lost", "ppi(halve_below=44)"]
+    assert list(ds["scheme"].values) == ["ngs", "ppi", "elo-pairs", "imps-lost", "ppi(halve_below=44)"]
     assert ds["grade"].attrs["units"] == "grade points"
     assert ds.attrs["seed"] == 5 and '"name": "default"' in ds.attrs["scenario"]
     assert np.isfinite(ds["true_strength"]).all() and ds.sizes["time"] >= 6
@@ -37,13 +37,13 @@ def test_dataset_is_labelled(traced):
 def test_every_variant_graded_the_same_results(traced):
     eng, _, _ = traced
     for r in (0, 1):
-        session = [eng.graded[(r, label)] for label in ("ppi", "elo-pairs", "ppi(halve_below=44)")]
-        assert session[0] == session[1] == session[2]
+        session = [eng.graded[(r, label)] for label in ("ngs", "ppi", "elo-pairs", "ppi(halve_below=44)")]
+        assert session[0] == session[1] == session[2] == session[3]
         assert len(session[0]) >= 6 and len(set(session[0])) == len(session[0])
     assert eng.graded[(0, "ppi")] != eng.graded[(1, "ppi")]  # replicates differ
 
 
-@pytest.mark.parametrize("label", ["ppi", "elo-pairs", "ppi(halve_below=44)"])
+@pytest.mark.parametrize("label", ["ngs", "ppi", "elo-pairs", "ppi(halve_below=44)"])
 def test_engine_grades_equal_a_replay_of_its_bundle(traced, label):
     eng, _, out = traced
     replay = grade_bundle(out, label)
@@ -70,7 +70,7 @@ def test_results_do_not_depend_on_threads_or_replicate_count(traced):
     first = engine.run("default", SCHEMES, replicates=1, years=YEARS, seed=5, threads=2)
     # attributes differ (scheme list, replicate count); every value must not
     xr.testing.assert_equal(first.isel(replicate=0),
-                            ds.sel(scheme=["ppi", "elo-pairs", "imps-lost"]).isel(replicate=0))
+                            ds.sel(scheme=["ngs", "ppi", "elo-pairs", "imps-lost"]).isel(replicate=0))
 
 
 def test_netcdf_round_trip(traced, tmp_path):

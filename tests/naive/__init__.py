@@ -12,6 +12,7 @@ from .rng import *  # noqa: F401,F403
 from .scoring import *  # noqa: F401,F403
 from .world import *  # noqa: F401,F403
 from .movements import *  # noqa: F401,F403
+from .ngs import *  # noqa: F401,F403
 from .elo import *  # noqa: F401,F403
 from .bridge_model import *  # noqa: F401,F403
 from .ppi import *  # noqa: F401,F403

@@ -1,0 +1,359 @@
+"""Decay shapes for session-grade schemes, kept incrementally (SPEC §1.5, NGS FR 2, FR 16).
+
+A current grade is a weighted mean of session grades, the weight of a
+session being the integral of a decay kernel K(b) over the boards played
+since it ("ages"): a session of x boards whose newest board has b boards
+after it covers ages [b, b + x].  Shapes (``SHAPES``):
+
+* ``line``      K(b) = N − b on [0, N]: the NGS straight line (triangle);
+* ``rectangle`` K(b) = 1 on [0, N]: a plain moving window of N boards;
+* ``trapezium`` K(b) = 1 on [0, F], falling linearly to 0 at N;
+* ``exponential`` K(b) = exp(−b/τ), τ = half-life / ln 2: every board takes
+  a fixed share (PPI-style), no window.
+
+Storage: per entity (player or partnership) a circular ring of its sessions
+in date-of-play order with, per session, its board-clock position E (boards
+of the entity up to the end of the session), span x, weight factor φ and
+session grade g, and running cumulative sums of φx, φx(E − x/2), φgx and
+φgx(E − x/2).  With the clock T, a session fully inside a linear segment
+K = α + βb of the kernel has weight φx(α + β(T − E + x/2)), so the weights
+of every session inside a segment come from two cumulative-sum lookups,
+located by binary search on E: O(segments · log n) per grade, no matter how
+long the history.  The session straddling each knot and the 300-board
+padding are integrated exactly.  Exponential: cumulative sums of
+φτ(1 − e^{−x/τ})·e^{(E − E_ref)/τ} with the reference rebased as the clock
+runs, so the sum times e^{−(T − E_ref)/τ} is the total weight.
+
+Kernel layout (float64 ``knots`` [0, k1, …, km], ``alpha``/``beta`` per
+segment; ``tau`` > 0 selects the exponential).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import kernel
+
+SHAPES = ("line", "exponential", "rectangle", "trapezium")
+
+# ring_f columns
+RE, RX, RB, RPHI, RG, CA, CB, CC, CD = range(9)
+N_RF = 9
+# ring_i columns
+RDAY, RPID, RSEQ = range(3)
+N_RI = 3
+# ent_f columns: clock, cumulative bases, exponential reference, initial grade, real boards in the ring
+ET, BA, BB, BC, BD, EREF, EINIT, EBOARDS = range(8)
+N_EF = 8
+# ent_i columns: oldest slot, count, boards ever, reached 300 (padding off), sessions ever, appended since rebuild
+IHEAD, ICNT, ITOTAL, IEVER, ISESS, IDIRTY = range(6)
+N_EI = 6
+
+
+def kernel_shape(shape: str, window: float, flat: float = 0.0, half_life: float = 0.0):
+    """(knots, alpha, beta, tau) of a decay shape; window/flat/half-life in boards."""
+    if shape == "line":
+        return np.array([0.0, window]), np.array([window]), np.array([-1.0]), 0.0
+    if shape == "rectangle":
+        return np.array([0.0, window]), np.array([1.0]), np.array([0.0]), 0.0
+    if shape == "trapezium":
+        if not 0 < flat < window:
+            raise ValueError(f"trapezium: flat={flat} must lie between 0 and the window {window}")
+        return (np.array([0.0, flat, window]), np.array([1.0, window / (window - flat)]),
+                np.array([0.0, -1.0 / (window - flat)]), 0.0)
+    if shape == "exponential":
+        if half_life <= 0:
+            raise ValueError(f"exponential: half_life={half_life} must be positive")
+        return np.array([0.0, np.inf]), np.array([1.0]), np.array([0.0]), half_life / math.log(2.0)
+    raise ValueError(f"unknown decay shape {shape!r}; choose from {', '.join(SHAPES)}")
+
+
+@kernel
+def kernel_integral(u, v, knots, alpha, beta, tau):
+    """∫_u^v K(b) db (boards)."""
+    if v <= u:
+        return 0.0
+    if tau > 0.0:
+        return tau * (np.exp(-u / tau) - np.exp(-v / tau))
+    total = 0.0
+    for j in range(alpha.shape[0]):
+        lo = max(u, knots[j])
+        hi = min(v, knots[j + 1])
+        if hi > lo:
+            total += alpha[j] * (hi - lo) + beta[j] * (hi * hi - lo * lo) / 2.0
+    return total
+
+
+@kernel(inline="always")
+def _phys(ent_i, ent, i, cap):
+    # capacities are powers of two (16, doubled when full)
+    return (ent_i[ent, IHEAD] + i) & (cap - 1)
+
+
+@kernel(inline="always")
+def _cum(ring_f, ent_f, ent_i, ent, i, col, base_col):
+    """Cumulative sum up to logical session i (−1 → the base)."""
+    if i < 0:
+        return ent_f[ent, base_col]
+    return ring_f[ent, _phys(ent_i, ent, i, ring_f.shape[1]), col]
+
+
+@kernel(inline="always")
+def _values(E, x, phi, g, tau, eref):
+    """The four cumulative-sum terms of one session."""
+    if tau > 0.0:
+        u = phi * tau * (1.0 - np.exp(-x / tau)) * np.exp((E - eref) / tau)
+        return u, 0.0, u * g, 0.0
+    a = phi * x
+    b = a * (E - x / 2.0)
+    return a, b, a * g, b * g
+
+
+@kernel
+def rebuild_cum(ring_f, ent_f, ent_i, ent, first, tau):
+    """Recompute the cumulative sums from logical session ``first`` on."""
+    cap = ring_f.shape[1]
+    n = ent_i[ent, ICNT]
+    for i in range(first, n):
+        p = _phys(ent_i, ent, i, cap)
+        va, vb, vc, vd = _values(ring_f[ent, p, RE], ring_f[ent, p, RX], ring_f[ent, p, RPHI], ring_f[ent, p, RG],
+                                 tau, ent_f[ent, EREF])
+        ring_f[ent, p, CA] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CA, BA) + va
+        ring_f[ent, p, CB] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CB, BB) + vb
+        ring_f[ent, p, CC] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CC, BC) + vc
+        ring_f[ent, p, CD] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CD, BD) + vd
+
+
+@kernel
+def _search(ring_f, ent_i, ent, n, col, value, use_start):
+    """Number of logical sessions whose E is <= value."""
+    cap = ring_f.shape[1]
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        p = _phys(ent_i, ent, mid, cap)
+        if ring_f[ent, p, RE] <= value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@kernel
+def weighted_sums(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau):
+    """(Σ g·w, Σ w) over the entity's sessions, w = φ ∫ K over the session's ages.
+
+    Requires the ring to hold no session wholly beyond the window (callers
+    drop them first, ``window_drop``/``_evict``), so the window's end needs
+    no search: O(1) for the line and the rectangle, one binary search per
+    interior knot otherwise.
+    """
+    cap = ring_f.shape[1]
+    n = ent_i[ent, ICNT]
+    T = ent_f[ent, ET]
+    sw = 0.0
+    sgw = 0.0
+    if n > 0:
+        if tau > 0.0:
+            scale = np.exp(-(T - ent_f[ent, EREF]) / tau)
+            sw = (_cum(ring_f, ent_f, ent_i, ent, n - 1, CA, BA) - ent_f[ent, BA]) * scale
+            sgw = (_cum(ring_f, ent_f, ent_i, ent, n - 1, CC, BC) - ent_f[ent, BC]) * scale
+        else:
+            m = alpha.shape[0]
+            for j in range(m):
+                # sessions fully in [knots[j], knots[j+1]]: start >= T - k_{j+1} and E <= T - k_j
+                if j == m - 1:
+                    # sessions wholly beyond the window are dropped, so only the oldest can reach past it
+                    p0 = _phys(ent_i, ent, 0, cap)
+                    i_lo = 1 if ring_f[ent, p0, RE] - ring_f[ent, p0, RX] < T - knots[m] else 0
+                else:
+                    i_lo = _count_below(ring_f, ent_i, ent, n, T - knots[j + 1])
+                if j == 0:
+                    i_hi = n - 1  # every session's newest board is at age >= 0
+                else:
+                    i_hi = _search(ring_f, ent_i, ent, n, RE, T - knots[j], False) - 1
+                if i_lo <= i_hi:
+                    a_sum = (_cum(ring_f, ent_f, ent_i, ent, i_hi, CA, BA)
+                             - _cum(ring_f, ent_f, ent_i, ent, i_lo - 1, CA, BA))
+                    b_sum = (_cum(ring_f, ent_f, ent_i, ent, i_hi, CB, BB)
+                             - _cum(ring_f, ent_f, ent_i, ent, i_lo - 1, CB, BB))
+                    c_sum = (_cum(ring_f, ent_f, ent_i, ent, i_hi, CC, BC)
+                             - _cum(ring_f, ent_f, ent_i, ent, i_lo - 1, CC, BC))
+                    d_sum = (_cum(ring_f, ent_f, ent_i, ent, i_hi, CD, BD)
+                             - _cum(ring_f, ent_f, ent_i, ent, i_lo - 1, CD, BD))
+                    sw += (alpha[j] + beta[j] * T) * a_sum - beta[j] * b_sum
+                    sgw += (alpha[j] + beta[j] * T) * c_sum - beta[j] * d_sum
+            # sessions straddling a knot: integrate exactly (each once, at its first knot)
+            for j in range(1, m + 1):
+                k = knots[j]
+                if j == m:
+                    i = 0  # only the oldest can straddle the window's end
+                else:
+                    i = _count_below(ring_f, ent_i, ent, n, T - k) - 1  # last session starting before age k
+                if i < 0:
+                    continue
+                p = _phys(ent_i, ent, i, cap)
+                near = T - ring_f[ent, p, RE]
+                far = near + ring_f[ent, p, RX]
+                if near < k < far and (j == 1 or near >= knots[j - 1]):
+                    w = ring_f[ent, p, RPHI] * kernel_integral(near, far, knots, alpha, beta, tau)
+                    sw += w
+                    sgw += w * ring_f[ent, p, RG]
+    return sgw, sw
+
+
+@kernel(inline="always")
+def _count_below(ring_f, ent_i, ent, n, value):
+    """Number of logical sessions whose start (E − x) is < value."""
+    cap = ring_f.shape[1]
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        p = _phys(ent_i, ent, mid, cap)
+        if ring_f[ent, p, RE] - ring_f[ent, p, RX] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@kernel
+def current_grade(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau, pad_boards, real_boards):
+    """Weighted mean of the session grades plus the padding at the initial grade.
+
+    Padding: until the entity has reached ``pad_boards`` boards (IEVER), its
+    history is extended with (pad_boards − real_boards) boards at its
+    initial grade, sitting oldest.  NaN when there is nothing to average.
+    """
+    sgw, sw = weighted_sums(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau)
+    n = ent_i[ent, ICNT]
+    if ent_i[ent, IEVER] == 0 and real_boards < pad_boards and not np.isnan(ent_f[ent, EINIT]):
+        oldest_far = 0.0
+        if n > 0:
+            p = _phys(ent_i, ent, 0, ring_f.shape[1])
+            oldest_far = ent_f[ent, ET] - ring_f[ent, p, RE] + ring_f[ent, p, RX]
+        w = kernel_integral(oldest_far, oldest_far + (pad_boards - real_boards), knots, alpha, beta, tau)
+        sw += w
+        sgw += w * ent_f[ent, EINIT]
+    if sw <= 0.0:  # nothing to average: the initial grade, until 300 boards were reached
+        return ent_f[ent, EINIT] if ent_i[ent, IEVER] == 0 else np.nan
+    return sgw / sw
+
+
+# --- ring operations ---------------------------------------------------------------
+
+@kernel
+def add_session(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pid, seq, tau):
+    """Insert a session in date-of-play order (late-scored sessions go before newer ones).
+
+    The caller guarantees room (count < capacity).  Newer sessions' clock
+    positions move up by the span, so their ages stay the same and older
+    sessions age by the span, as if the session had been played in order.
+    """
+    cap = ring_f.shape[1]
+    n = ent_i[ent, ICNT]
+    q = n
+    while q > 0 and ring_i[ent, _phys(ent_i, ent, q - 1, cap), RDAY] > day:
+        q -= 1
+    for i in range(n, q, -1):  # shift newer sessions up one slot
+        src = _phys(ent_i, ent, i - 1, cap)
+        dst = _phys(ent_i, ent, i, cap)
+        for c in range(ring_f.shape[2]):
+            ring_f[ent, dst, c] = ring_f[ent, src, c]
+        for c in range(ring_i.shape[2]):
+            ring_i[ent, dst, c] = ring_i[ent, src, c]
+        ring_f[ent, dst, RE] += span
+    ent_i[ent, ICNT] = n + 1
+    p = _phys(ent_i, ent, q, cap)
+    prev_e = ring_f[ent, _phys(ent_i, ent, q - 1, cap), RE] if q > 0 else ent_f[ent, ET] - _ages_oldest(
+        ring_f, ent_f, ent_i, ent, n, q)
+    ring_f[ent, p, RE] = prev_e + span
+    ring_f[ent, p, RX] = span
+    ring_f[ent, p, RB] = boards
+    ring_f[ent, p, RPHI] = phi
+    ring_f[ent, p, RG] = g
+    ring_i[ent, p, RDAY] = day
+    ring_i[ent, p, RPID] = pid
+    ring_i[ent, p, RSEQ] = seq
+    ent_f[ent, ET] += span
+    if tau > 0.0 and (ent_f[ent, ET] - ent_f[ent, EREF]) / tau > 300.0:
+        ent_f[ent, EREF] = ent_f[ent, ET]  # rebase the exponential sums
+        ent_f[ent, BA] = ent_f[ent, BB] = ent_f[ent, BC] = ent_f[ent, BD] = 0.0
+        rebuild_cum(ring_f, ent_f, ent_i, ent, 0, tau)
+    else:
+        rebuild_cum(ring_f, ent_f, ent_i, ent, q, tau)
+    ent_i[ent, ITOTAL] += int(boards)
+    ent_i[ent, ISESS] += 1
+    ent_f[ent, EBOARDS] += boards
+
+
+@kernel
+def _ages_oldest(ring_f, ent_f, ent_i, ent, n, q):
+    """Clock distance from T back to the end of the session before logical q = 0 (the oldest's start)."""
+    if n == 0:
+        return 0.0
+    p = _phys(ent_i, ent, 0, ring_f.shape[1])
+    return ent_f[ent, ET] - (ring_f[ent, p, RE] - ring_f[ent, p, RX])
+
+
+@kernel
+def remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau):
+    """Remove logical session q (a corrected session), keeping the others' ages consistent."""
+    cap = ring_f.shape[1]
+    n = ent_i[ent, ICNT]
+    span = ring_f[ent, _phys(ent_i, ent, q, cap), RX]
+    boards = ring_f[ent, _phys(ent_i, ent, q, cap), RB]
+    if q == 0:
+        pop_oldest(ring_f, ent_f, ent_i, ent)
+        ent_i[ent, ITOTAL] -= int(boards)
+        return
+    for i in range(q, n - 1):
+        src = _phys(ent_i, ent, i + 1, cap)
+        dst = _phys(ent_i, ent, i, cap)
+        for c in range(ring_f.shape[2]):
+            ring_f[ent, dst, c] = ring_f[ent, src, c]
+        for c in range(ring_i.shape[2]):
+            ring_i[ent, dst, c] = ring_i[ent, src, c]
+        ring_f[ent, dst, RE] -= span
+    ent_i[ent, ICNT] = n - 1
+    ent_f[ent, ET] -= span
+    ent_i[ent, ITOTAL] -= int(boards)
+    ent_f[ent, EBOARDS] -= boards
+    rebuild_cum(ring_f, ent_f, ent_i, ent, q, tau)
+
+
+@kernel
+def pop_oldest(ring_f, ent_f, ent_i, ent):
+    """Drop the oldest session (left the window or the three years)."""
+    cap = ring_f.shape[1]
+    p = _phys(ent_i, ent, 0, cap)
+    for k in range(4):
+        ent_f[ent, BA + k] = ring_f[ent, p, CA + k]
+    ent_f[ent, EBOARDS] -= ring_f[ent, p, RB]
+    ent_i[ent, IHEAD] = (ent_i[ent, IHEAD] + 1) % cap
+    ent_i[ent, ICNT] -= 1
+
+
+@kernel
+def window_drop(ring_f, ent_f, ent_i, ent, window, tau):
+    """Pop sessions whose every board is beyond the window (weight 0; exponential: < e^-40)."""
+    cap = ring_f.shape[1]
+    T = ent_f[ent, ET]
+    limit = 40.0 * tau if tau > 0.0 else window
+    n_popped = 0
+    while ent_i[ent, ICNT] > 0:
+        p = _phys(ent_i, ent, 0, cap)
+        if T - ring_f[ent, p, RE] >= limit:
+            pop_oldest(ring_f, ent_f, ent_i, ent)
+            n_popped += 1
+        else:
+            break
+    return n_popped
+
+
+@kernel
+def ring_boards(ent_f, ent):
+    """Real boards of the sessions in the ring (kept by add/pop/remove)."""
+    return ent_f[ent, EBOARDS]

@@ -1,0 +1,52 @@
+"""Strength of opponents (SOpp): one definition for every scheme (SPEC §1.2, seed 001).
+
+``strength_of_opponents`` gives each pair entry of a session the mean
+current grade of the players it is measured against, from any per-player
+grade array (grade points):
+
+* one-winner sessions (Howell, arrow-switched Mitchell, the online room):
+  all the other pairs' players;
+* two-winner sessions and multiple teams: the other pairs of its own group
+  (its direction) — its competitors, not the pairs it met;
+* Swiss pairs and Swiss teams (``results.MATCH_KINDS``): per match the two
+  opponents at its table, and over the event the plain mean of its matches
+  (matches are of equal length in practice; the seed says "the average
+  current grade of your opponents in each of your matches").
+
+The groups and matches are those ``scoring.score_results`` derived from the
+travellers, so every scheme ranks a pair against the same field.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._jit import kernel
+from ..results import KIND_SWISS_PAIRS, KIND_SWISS_TEAMS
+
+
+@kernel
+def strength_of_opponents(s, kind, pair_start, pair_players, pair_group, match_start, match_opp, grade, out):
+    """SOpp (grade points) of every pair entry of session ``s``, written to ``out[e]``.
+
+    NaN where a pair has nobody to be measured against.
+    """
+    e0, e1 = pair_start[s], pair_start[s + 1]
+    if kind[s] == KIND_SWISS_PAIRS or kind[s] == KIND_SWISS_TEAMS:
+        for e in range(e0, e1):
+            total = 0.0
+            n = 0
+            for m in range(match_start[e], match_start[e + 1]):
+                o = match_opp[m]
+                total += 0.5 * (grade[pair_players[o, 0]] + grade[pair_players[o, 1]])
+                n += 1
+            out[e] = total / n if n > 0 else np.nan
+        return
+    for e in range(e0, e1):
+        total = 0.0
+        n = 0
+        for f in range(e0, e1):
+            if f != e and pair_group[f] == pair_group[e]:
+                total += grade[pair_players[f, 0]] + grade[pair_players[f, 1]]
+                n += 2
+        out[e] = total / n if n > 0 else np.nan

@@ -1,0 +1,224 @@
+"""Reference NGS: every current grade recomputed from the whole history (SPEC §1.2).
+
+Histories are plain lists of sessions in date-of-play order; a session's
+weight is the integral of the decay kernel over its ages, summed directly.
+Sessions leave a history (for good) when they fall beyond the window or the
+three years at a moment a grade is taken, as in the scheme.
+"""
+
+import math
+
+NGS_BANDS_LOWER = [39 + 2 * k for k in range(11)] + [61, 63, 65, 67]
+
+
+def kernel_integral(u, v, shape, window, flat, half_life):
+    if v <= u:
+        return 0.0
+    if shape == "exponential":
+        tau = half_life / math.log(2)
+        return tau * (math.exp(-u / tau) - math.exp(-v / tau))
+
+    def K(b):
+        if shape == "line":
+            return max(window - b, 0.0)
+        if shape == "rectangle":
+            return 1.0 if b < window else 0.0
+        return 1.0 if b < flat else max((window - b) / (window - flat), 0.0)
+    # the kernels are piecewise linear: integrate exactly between breakpoints
+    points = sorted({u, v} | {k for k in (flat, window) if u < k < v})
+    return sum((b - a) * K((a + b) / 2) for a, b in zip(points, points[1:]))  # midpoint: exact when linear
+
+
+class NaiveNGS:
+    def __init__(self, p, member, at_start, explicit, track):
+        self.p = p
+        self.member, self.at_start, self.explicit = member, at_start, explicit
+        self.track = track
+        self.hist = {}      # entity -> list of sessions (dicts), date order
+        self.total = {}
+        self.sessions = {}
+        self.init = {}
+        self.ever = {}
+        self.low = {}
+
+    def _ages(self, h):
+        near, out = 0.0, []
+        for sess in reversed(h):
+            out.append((near, near + sess["span"]))
+            near += sess["span"]
+        return list(reversed(out))
+
+    def _evict(self, ent, day):
+        h = self.hist.setdefault(ent, [])
+        limit = 40 * self.p.half_life / math.log(2) if self.p.decay == "exponential" else self.p.window
+        while h:
+            near = self._ages(h)[0][0]
+            if h[0]["day"] < day - self.p.limit_days or near >= limit:
+                h.pop(0)
+            else:
+                break
+
+    def counted(self, ent, pid):
+        return sum(1 for sess in self.hist.get(ent, []) if sess["pid"] == pid), len(self.hist.get(ent, []))
+
+    def grade(self, ent, day):
+        self._evict(ent, day)
+        h = self.hist[ent]
+        p = self.p
+        sw = sgw = 0.0
+        for sess, (near, far) in zip(h, self._ages(h)):
+            w = sess["phi"] * kernel_integral(near, far, p.decay, p.window, p.flat, p.half_life)
+            sw += w
+            sgw += w * sess["g"]
+        real = sum(sess["boards"] for sess in h)
+        init = self.init.get(ent, math.nan)
+        if not self.ever.get(ent, False) and real < p.pad_boards and not math.isnan(init):
+            d = self._ages(h)[0][1] if h else 0.0
+            w = kernel_integral(d, d + p.pad_boards - real, p.decay, p.window, p.flat, p.half_life)
+            sw += w
+            sgw += w * init
+        if sw > 0:
+            return sgw / sw
+        return init if not self.ever.get(ent, False) else math.nan
+
+    def add(self, ent, g, boards, span, phi, day, pid, seq):
+        h = self.hist.setdefault(ent, [])
+        q = len(h)
+        while q > 0 and h[q - 1]["day"] > day:
+            q -= 1
+        h.insert(q, dict(g=g, boards=boards, span=span, phi=phi, day=day, pid=pid, seq=seq))
+        self.total[ent] = self.total.get(ent, 0) + boards
+        self.sessions[ent] = self.sessions.get(ent, 0) + 1
+
+    def remove_seq(self, ent, seq):
+        h = self.hist.get(ent, [])
+        for i, sess in enumerate(h):
+            if sess["seq"] == seq:
+                self.total[ent] -= sess["boards"]
+                h.pop(i)
+                return
+
+    def start(self, ent, g0):
+        self.init[ent] = g0
+        self.ever[ent] = False
+
+    def apply(self, sc, n_players, seq_base=0):
+        """Grade every session of ``sc`` (a ScoredResults); returns out_after (E, 2)."""
+        import numpy as np
+        p = self.p
+        E = len(sc.pair_players)
+        out = np.full((E, 2), np.nan)
+        for k, pp in enumerate(sc.partnership_players):
+            self.low[k] = int(pp[0])
+        weights = [p.weight_club, p.weight_black, p.weight_green]
+        for s in sc.order:
+            s = int(s)
+            if sc.kind[s] == 5:
+                continue
+            e0, e1 = int(sc.pair_start[s]), int(sc.pair_start[s + 1])
+            day = int(sc.day[s])
+            r = int(sc.replaces[s])
+            if r >= 0:
+                for e in range(int(sc.pair_start[r]), int(sc.pair_start[r + 1])):
+                    for ent in (int(sc.pair_players[e, 0]), int(sc.pair_players[e, 1])):
+                        self.remove_seq(ent, seq_base + r)
+                    pid = int(sc.pair_partnership[e])
+                    if pid < self.track:
+                        self.remove_seq(n_players + pid, seq_base + r)
+            known = {}
+            cur = {}
+            for e in range(e0, e1):
+                a, b = (int(x) for x in sc.pair_players[e])
+                known[e] = bool(self.member[a] and self.member[b])
+                if not known[e]:
+                    continue
+                for pl in (a, b):
+                    if self.sessions.get(pl, 0) == 0 and math.isnan(self.init.get(pl, math.nan)):
+                        if not math.isnan(self.explicit[pl]):
+                            g0 = self.explicit[pl]
+                        elif self.at_start[pl]:
+                            g0 = p.start_grade
+                        elif sc.event[s] == 2:
+                            g0 = p.green_initial_grade
+                        else:
+                            g0 = p.initial_grade
+                        self.start(pl, g0)
+                    cur[pl] = self.grade(pl, day)
+                    if not self.hist[pl] and self.sessions.get(pl, 0) > 0:
+                        self.start(pl, p.returner_grade)
+                        cur[pl] = p.returner_grade
+            n_known = sum(known.values())
+            if n_known <= p.known_share * (e1 - e0):
+                continue
+            std = {}
+            for e in range(e0, e1):
+                x = max(int(sc.pair_boards[e]), 1)
+                i = float(sc.pair_score[e])
+                std[e] = {0: i - 50, 1: p.butler_factor * i / x, 3: i / (p.aggregate_factor * x)}.get(
+                    int(sc.scoring[s]), p.cross_imp_factor * i / x)
+            for e in range(e0, e1):
+                if known[e]:
+                    continue
+                grp = sc.pair_group[e]
+                total, members = 0.0, 0
+                for f in range(e0, e1):
+                    if sc.pair_group[f] != grp:
+                        continue
+                    if known[f]:
+                        total += cur[int(sc.pair_players[f, 0])] + cur[int(sc.pair_players[f, 1])]
+                        members += 2
+                    else:
+                        total += 2 * std[f]
+                sof = total / members if members else 50.0
+                for pl in sc.pair_players[e]:
+                    cur[int(pl)] = sof + std[e]
+            sopp = {}
+            swiss = sc.kind[s] in (2, 4)
+            for e in range(e0, e1):
+                if swiss:
+                    vals = [(cur[int(sc.pair_players[o, 0])] + cur[int(sc.pair_players[o, 1])]) / 2
+                            for o in sc.match_opp[sc.match_start[e]:sc.match_start[e + 1]]]
+                else:
+                    vals = [cur[int(pl)] for f in range(e0, e1) if f != e and sc.pair_group[f] == sc.pair_group[e]
+                            for pl in sc.pair_players[f]]
+                sopp[e] = sum(vals) / len(vals) if vals else math.nan
+            new = {}
+            for e in range(e0, e1):
+                if not known[e] or math.isnan(sopp[e]):
+                    continue
+                a, b = (int(x) for x in sc.pair_players[e])
+                ga, gb = cur[a], cur[b]
+                excess = std[e] + sopp[e] - (ga + gb) / 2
+                pid = int(sc.pair_partnership[e])
+                regular = False
+                if p.rpcf > 0:
+                    ca, na = self.counted(a, pid)
+                    cb, nb = self.counted(b, pid)
+                    regular = na > 0 and nb > 0 and ca > p.rpcf_share * na and cb > p.rpcf_share * nb
+                conv = p.rpcf * (gb - ga) / 2 if regular else 0.0
+                new[e] = (ga + conv + p.gain * excess, gb - conv + p.gain * excess)
+                x = max(int(sc.pair_boards[e]), 1)
+                factor = weights[int(sc.event[s])]
+                span, phi = (x * factor, 1.0) if p.weight_mode == "boards" else (x, factor)
+                if pid < self.track:
+                    ent = n_players + pid
+                    if self.sessions.get(ent, 0) == 0 and math.isnan(self.init.get(ent, math.nan)):
+                        self.start(ent, (ga + gb) / 2)
+                    pg = self.grade(ent, day)
+                    if math.isnan(pg):
+                        pg = (ga + gb) / 2
+                    self.add(ent, pg + p.gain * (excess + (ga + gb) / 2 - pg), x, span, phi, day, -1, seq_base + s)
+            for e, (sa, sb) in new.items():
+                a, b = (int(x) for x in sc.pair_players[e])
+                x = max(int(sc.pair_boards[e]), 1)
+                factor = weights[int(sc.event[s])]
+                span, phi = (x * factor, 1.0) if p.weight_mode == "boards" else (x, factor)
+                pid = int(sc.pair_partnership[e])
+                for pl, g in ((a, sa), (b, sb)):
+                    self.add(pl, g, x, span, phi, day, pid, seq_base + s)
+                    if sum(sess["boards"] for sess in self.hist[pl]) >= p.pad_boards:
+                        self.ever[pl] = True
+            for e in new:
+                for j, pl in enumerate(sc.pair_players[e]):
+                    out[e, j] = self.grade(int(pl), day)
+        return out

@@ -1,0 +1,289 @@
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import naive
+from results_factory import build, random_session
+from simcore.schemes import PlayerTable, make_scheme, ngs
+from simcore.scoring import PartnershipTable, score_results
+
+N_PLAYERS = 40
+
+
+def table(n, members=None, at_start=None, explicit=None):
+    return PlayerTable(np.ones(n, bool) if members is None else members,
+                       np.zeros(n, bool) if at_start is None else at_start,
+                       np.full(n, np.nan) if explicit is None else explicit)
+
+
+
+
+def scored_single(pct, boards=24, n_pairs=12, event=0, day=19000, kind=1):
+    """A ScoredResults of one one-winner session: pair 0 = players (0, 1) scores pct %; others average."""
+    from simcore.probes import probe_results
+    sc, _ = probe_results([pct], boards=boards, tables=n_pairs // 2)
+    sc.event[:] = event
+    sc.day[:] = day
+    return sc
+
+
+# --- worked examples ---------------------------------------------------------------------
+
+def test_padding_worked_example():
+    # one 24-board session with session grade 60 for a newcomer at 42 -> current grade 43.5474 (SPEC)
+    scheme = ngs.NGS(ngs.Params(gain=1.0))
+    sc = scored_single(60.0)   # partner and field at 50 (at start); probe player 0 a newcomer at 42?
+    P = int(sc.pair_players.max()) + 1
+    at_start = np.ones(P, bool)
+    at_start[0] = False
+    explicit = np.full(P, np.nan)
+    state = scheme.new_state(table(P, at_start=at_start, explicit=explicit), len(sc.partnership_players))
+    out = np.full((sc.n_entries, 2), np.nan)
+    before = np.full((sc.n_entries, 2), np.nan)
+    scheme.apply(state, sc, out, before)
+    # player 0: G = 42, partner 50, SOpp 50, p = 60: SG = 42 + (60 - 50 + 50 - 46) = 56
+    sg = 42 + (60 - 50 + 50 - (42 + 50) / 2)
+    w1, w2 = 24 * (2000 - 12), 276 * (2000 - 24 - 138)
+    assert before[0, 0] == pytest.approx(42.0)
+    assert out[0, 0] == pytest.approx((sg * w1 + 42 * w2) / (w1 + w2), abs=1e-9)
+    # the SPEC figures: SG 60 from 42 gives 43.5474
+    assert (60 * w1 + 42 * w2) / (w1 + w2) == pytest.approx(43.5474, abs=5e-5)
+
+
+def test_spec_example_directly_through_the_decay():
+    # SG exactly 60: partner at 50 and SOpp 50 need p - 50 = 60 - 42 - 4 = 14
+    scheme = ngs.NGS(ngs.Params())
+    sc = scored_single(64.0)
+    P = int(sc.pair_players.max()) + 1
+    at_start = np.ones(P, bool)
+    at_start[0] = False
+    state = scheme.new_state(table(P, at_start=at_start), len(sc.partnership_players))
+    out = np.full((sc.n_entries, 2), np.nan)
+    scheme.apply(state, sc, out)
+    assert out[0, 0] == pytest.approx(43.5474, abs=5e-5)
+
+
+def test_handicaps_bands_and_expected_score():
+    assert ngs.team_handicap(45.0, 24) == pytest.approx(37.03, abs=0.005)
+    assert ngs.expected_score(50, 46, 49) == pytest.approx(49.0)
+    assert ngs.pair_handicap(52, 46) == pytest.approx(1.0)
+    assert [ngs.band_name(g) for g in (38.9, 39.0, 49.5, 50.99, 59.0, 61.5, 64, 66, 70)] == [
+        "Two", "Three", "Eight", "Eight", "King", "Ace of Clubs", "Ace of Diamonds", "Ace of Hearts",
+        "Ace of Spades"]
+
+
+def test_aggregate_one_winner_is_refused():
+    rng = np.random.default_rng(1)
+    sess = random_session(rng, "mitchell", "aggregate", full=True)
+    sess["winners"] = 1
+    sess["kind"] = "howell"
+    sc = score_results(build([sess], 60))
+    scheme = ngs.NGS()
+    with pytest.raises(ValueError, match="aggregate-scored with one winner"):
+        scheme.apply(scheme.new_state(table(60), 10), sc, np.empty((sc.n_entries, 2)))
+
+
+# --- against the reference ----------------------------------------------------------------
+
+KINDS = [("mitchell", "mp"), ("mitchell", "butler"), ("mitchell", "aggregate"), ("howell", "mp"),
+         ("howell", "cross_imps"), ("swiss_pairs", "mp"), ("swiss_pairs", "butler"),
+         ("multiple_teams", "teams_imps"), ("swiss_teams", "teams_imps")]
+
+
+def random_history(rng, n_sessions, n_chunks):
+    sessions = []
+    day = 19000
+    for k in range(n_sessions):
+        kind, scoring = KINDS[rng.integers(len(KINDS))]
+        sess = random_session(rng, kind, scoring, n_players=N_PLAYERS)
+        day += int(rng.choice([1, 3, 7, 30, 400, 1200]))  # long gaps exercise the three-year limit
+        sess["day"] = day
+        sess["event"] = ["club", "black", "green"][rng.integers(3)]
+        sessions.append(sess)
+    cuts = np.sort(rng.choice(np.arange(1, n_sessions), size=min(n_chunks - 1, n_sessions - 1), replace=False))
+    return sessions, np.split(np.arange(n_sessions), cuts)
+
+
+params_strategy = st.fixed_dictionaries({
+    "gain": st.sampled_from([1.0, 2.0, 1.5]),
+    "window": st.sampled_from([300.0, 1000.0, 2000.0]),
+    "decay": st.sampled_from(["line", "exponential", "rectangle", "trapezium"]),
+    "half_life": st.sampled_from([150.0, 600.0]),
+    "flat": st.sampled_from([100.0, 250.0]),
+    "rpcf": st.sampled_from([0.0, 0.75]),
+    "rpcf_share": st.sampled_from([0.85, 0.3]),
+    "weight_mode": st.sampled_from(["session", "boards"]),
+    "partnership_grades": st.booleans(),
+    "limit_days": st.sampled_from([1096, 200]),
+})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), params_strategy, st.integers(1, 3))
+def test_kernel_matches_reference(seed, params, n_chunks):
+    rng = np.random.default_rng(seed)
+    if params["decay"] == "trapezium" and params["flat"] >= params["window"]:
+        params["flat"] = params["window"] / 2
+    p = ngs.Params(**params)
+    sessions, chunks = random_history(rng, 12, n_chunks)
+    members = rng.random(N_PLAYERS) > 0.1
+    at_start = rng.random(N_PLAYERS) < 0.5
+    explicit = np.where(rng.random(N_PLAYERS) < 0.1, 47.0, np.nan)
+    scheme = ngs.NGS(p)
+    state = scheme.new_state(table(N_PLAYERS, members, at_start, explicit), 1)
+    pt = PartnershipTable()
+    ref = naive.NaiveNGS(p, members, at_start, explicit, track=10**9 if p.partnership_grades else 0)
+    for chunk in chunks:
+        sc = score_results(build([sessions[i] for i in chunk], N_PLAYERS), partnerships=pt)
+        out = np.full((sc.n_entries, 2), np.nan)
+        seq = state.seq_base
+        scheme.apply(state, sc, out)
+        want = ref.apply(sc, N_PLAYERS, seq)
+        np.testing.assert_allclose(out, want, rtol=0, atol=1e-8)
+    last = sessions[-1]["day"] + 10
+    got = scheme.grades(state, last)
+    # no grade before a player's first graded session
+    want = np.array([ref.grade(i, last) if ref.sessions.get(i, 0) else np.nan for i in range(N_PLAYERS)])
+    # a player whose every session expired after reaching 300 boards is out of date: no grade
+    for i in range(N_PLAYERS):
+        if i in ref.hist and not ref.hist[i] and ref.ever.get(i):
+            want[i] = np.nan
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-8)
+
+
+# --- rules ---------------------------------------------------------------------------------
+
+def run(scheme, sessions, P=N_PLAYERS, members=None, at_start=None):
+    sc = score_results(build(sessions, P))
+    state = scheme.new_state(table(P, members, at_start), len(sc.partnership_players))
+    out = np.full((sc.n_entries, 2), np.nan)
+    before = np.full((sc.n_entries, 2), np.nan)
+    scheme.apply(state, sc, out, before)
+    return sc, state, out, before
+
+
+def test_unknown_pairs_cause_no_drift():
+    rng = np.random.default_rng(3)
+    sess = random_session(rng, "howell", "mp", n_players=N_PLAYERS, full=True)
+    members = np.ones(N_PLAYERS, bool)
+    members[list(sess["rows"][0][3])[:1]] = False  # one guest in one pair
+    scheme = ngs.NGS(ngs.Params(gain=1.0, pad_boards=0.0))
+    sc, state, out, before = run(scheme, [sess], members=members, at_start=np.ones(N_PLAYERS, bool))
+    known = np.isfinite(before[:, 0])
+    assert (~known).sum() == 1  # the guest's pair is not graded
+    # FR 12 gives the unknown pair an assumed grade from the field, SoF = (members' grades + unknowns'
+    # scores) / members, so that with par taken against SoF the known players' session grades average
+    # their current grades.  SPEC's SOpp leaves out a pair's own players; then, with n pairs, all known
+    # players at 50 and the unknown pair s % above average, each known player's session grade (= his
+    # new grade: no padding) exceeds his current grade by s / (n - 1)^2 on average -- exactly.
+    n = len(known)
+    s_unknown = sc.pair_score[~known][0] - 50.0
+    assert np.mean(out[known] - before[known]) == pytest.approx(s_unknown / (n - 1) ** 2, abs=1e-9)
+    assert s_unknown != 0
+
+
+def test_session_with_too_few_known_pairs_is_not_graded():
+    rng = np.random.default_rng(4)
+    sess = random_session(rng, "howell", "mp", n_players=N_PLAYERS, full=True)
+    pairs = {tuple(sorted(map(int, r[3]))) for r in sess["rows"]} | {tuple(sorted(map(int, r[4]))) for r in sess["rows"]}
+    members = np.ones(N_PLAYERS, bool)
+    for a, _ in list(pairs)[: len(pairs) // 3 + 1]:  # a third or more unknown
+        members[a] = False
+    _, _, out, _ = run(ngs.NGS(), [sess], members=members)
+    assert np.isnan(out).all()
+
+
+def test_rpcf_pulls_an_exclusive_pair_together():
+    from simcore.probes import probe_results
+    # players 0 and 1 always together, starting 10 points apart; pair scores exactly par every session
+    sessions = []
+    for k in range(60):
+        sc, _ = probe_results([50.0], boards=24, tables=6)
+    # build directly: identical sessions with the pair (0, 1) at par 50 against a field of 50s
+    def gaps(rpcf):
+        scheme = ngs.NGS(ngs.Params(rpcf=rpcf, pad_boards=0.0))
+        P = 1000
+        explicit = np.full(P, np.nan)
+        explicit[0], explicit[1] = 55.0, 45.0
+        state = scheme.new_state(table(P, at_start=np.ones(P, bool), explicit=explicit), 1)
+        for k in range(40):
+            sc, _ = probe_results([50.0], boards=24, tables=6)
+            sc.pair_players[0] = (0, 1)
+            sc.day[:] = 19000 + 7 * k
+            shift = 2 + k * 22
+            sc.pair_players[1:] = sc.pair_players[1:] % 20 + 2 + shift % 900
+            sc.partnership_players = np.unique(np.sort(sc.pair_players, axis=1), axis=0)
+            ids = {tuple(p): i for i, p in enumerate(sc.partnership_players.tolist())}
+            sc.pair_partnership = np.array([ids[tuple(sorted(p))] for p in sc.pair_players.tolist()], np.int32)
+            scheme.apply(state, sc, np.full((sc.n_entries, 2), np.nan))
+        g = scheme.grades(state, 19000 + 7 * 40)
+        return g[0] - g[1]
+    assert gaps(0.0) == pytest.approx(10.0, abs=1e-6)  # no evidence: the difference stays
+    assert gaps(0.75) < 5.0                             # RPCF converges it
+
+
+def test_status_codes():
+    from simcore.probes import probe_results
+    scheme = ngs.NGS()
+    sc, players = probe_results([50.0] * 60, boards=25, tables=6, sessions_per_week=2)
+    state = scheme.new_state(players, len(sc.partnership_players))
+    scheme.apply(state, sc, np.full((sc.n_entries, 2), np.nan))
+    day = int(sc.day[-1])
+    ex = scheme.extras(state, day)
+    assert ex["status"][0] == 2 and ex["boards_3y"][0] == 1500  # 60 x 25 boards: mature
+    assert ex["status"][1] == 0                                   # a partner with one session: provisional
+    later = scheme.extras(state, day + 1200)
+    assert later["status"][0] == 3 and np.isnan(scheme.grades(state, day + 1200)[0])  # out of date
+
+
+def test_late_scored_and_corrected_sessions():
+    rng = np.random.default_rng(9)
+    sessions = [random_session(rng, "howell", "mp", n_players=N_PLAYERS, full=True) for _ in range(4)]
+    for k, s_ in enumerate(sessions):
+        s_["day"] = 19000 + 7 * k
+    res = build(sessions, N_PLAYERS)
+    res.session_scored_on = res.session_day.copy()
+    res.session_scored_on[1] = res.session_day[3] + 1      # session 1 reached the scheme last
+    res.session_replaces = np.full(4, -1, np.int32)
+    p = ngs.Params(pad_boards=0.0)
+    sc = score_results(res)
+    assert list(sc.order) == [0, 2, 3, 1]
+    scheme = ngs.NGS(p)
+    state = scheme.new_state(table(N_PLAYERS, at_start=np.ones(N_PLAYERS, bool)), len(sc.partnership_players))
+    out = np.full((sc.n_entries, 2), np.nan)
+    scheme.apply(state, sc, out)
+    ref = naive.NaiveNGS(p, np.ones(N_PLAYERS, bool), np.ones(N_PLAYERS, bool), np.full(N_PLAYERS, np.nan), 0)
+    np.testing.assert_allclose(out, ref.apply(sc, N_PLAYERS), atol=1e-9)
+    # a correction: session 2 replaced by a later-scored copy with other scores
+    sessions.append(dict(sessions[2], rows=[r[:5] + ((r[5] + 30),) for r in sessions[2]["rows"]], day=sessions[2]["day"]))
+    res2 = build(sessions, N_PLAYERS)
+    res2.session_scored_on = res2.session_day.copy()
+    res2.session_scored_on[4] = res2.session_day[3] + 2
+    res2.session_replaces = np.array([-1, -1, -1, -1, 2], np.int32)
+    sc2 = score_results(res2)
+    scheme2 = ngs.NGS(p)
+    state2 = scheme2.new_state(table(N_PLAYERS, at_start=np.ones(N_PLAYERS, bool)), len(sc2.partnership_players))
+    out2 = np.full((sc2.n_entries, 2), np.nan)
+    scheme2.apply(state2, sc2, out2)
+    ref2 = naive.NaiveNGS(p, np.ones(N_PLAYERS, bool), np.ones(N_PLAYERS, bool), np.full(N_PLAYERS, np.nan), 0)
+    np.testing.assert_allclose(out2, ref2.apply(sc2, N_PLAYERS), atol=1e-9)
+    assert sum(len(h) for h in ref2.hist.values()) == sum(int(state2.ent_i[i, 1]) for i in range(N_PLAYERS))
+
+
+def test_gain_two_gives_full_credit():
+    # two players at 50, par 50, score 60 with fresh partners: gain 2 -> session grade 70 (full credit)
+    from simcore.probes import grade_path
+    g1 = grade_path("ngs(gain=1,pad_boards=0)", [60.0])[0]
+    g2 = grade_path("ngs(gain=2,pad_boards=0)", [60.0])[0]
+    assert g1 == pytest.approx(60.0) and g2 == pytest.approx(70.0)
+
+
+def test_variants_parse():
+    s = make_scheme("ngs", {"decay": "exponential", "half_life": "500", "window": "1000"})
+    assert s.params.decay == "exponential" and s.params.half_life == 500.0
+    with pytest.raises(ValueError, match="flat=2500"):
+        make_scheme("ngs", {"decay": "trapezium", "flat": "2500"})
