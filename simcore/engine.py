@@ -177,8 +177,18 @@ class _Seating:
     team: np.ndarray
     rows: np.ndarray  # (R, 6): round, table, ns entry, ew entry, first board, boards
     n_travellers: int
+    rank: np.ndarray  # final position, within the session, of each traveller in the order it is written
     swiss_rounds: int = 0
     bpr: int = 0
+
+
+def _team_firsts(entry_team, entry_start, is_team) -> np.ndarray:
+    """Entry index of each team's first pair in team sessions (a team's pairs are adjacent)."""
+    firsts = []
+    for s in np.flatnonzero(is_team):
+        lo, hi = entry_start[s], entry_start[s + 1]
+        firsts.append(lo + np.arange(0, hi - lo, 2))
+    return np.concatenate(firsts).astype(np.int64) if firsts else np.zeros(0, np.int64)
 
 
 def _sub_starts(starts: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -190,9 +200,56 @@ def _sub_starts(starts: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 def _take_ranges(starts: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Indices of the selected sessions' ranges, concatenated."""
-    if not len(idx):
+    lengths = starts[idx + 1] - starts[idx]
+    total = int(lengths.sum())
+    if total == 0:
         return np.zeros(0, np.int64)
-    return np.concatenate([np.arange(starts[i], starts[i + 1]) for i in idx])
+    # each range as its start plus 0..len-1: one repeat and one arange
+    offsets = np.repeat(starts[idx] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return offsets + np.arange(total)
+
+
+_TEMPLATES: dict = {}
+
+
+def _static_template(kind: int, n: int, boards: int, winners: int):
+    """(rows, name, winners, n_boards, kind) of a static movement, memoised.
+
+    rows (R, 6): round, table, NS entry, EW entry, first board, boards.  For
+    team movements entrant (team t, pair j) is entry 2t + j: the world lists
+    a team's two pairs next to each other.
+    """
+    key = (kind, n, boards, winners)
+    hit = _TEMPLATES.get(key)
+    if hit is not None:
+        return hit
+    layout = choose_layout(kind, n, boards, winners)
+    sched = layout_schedule(layout)
+    if sched.is_teams:
+        ns = 2 * sched.ns.astype(np.int64) + sched.ns_pair
+        ew = 2 * sched.ew.astype(np.int64) + sched.ew_pair
+    else:
+        ns, ew = sched.ns.astype(np.int64), sched.ew.astype(np.int64)
+    bpr = sched.boards
+    rows = np.stack([sched.round, sched.table, ns, ew, sched.board_set * bpr + 1, np.full(len(ns), bpr)],
+                    axis=1).astype(np.int64)
+    rows.setflags(write=False)
+    rank = _written_rank(rows)
+    hit = _TEMPLATES[key] = (rows, sched.name, sched.winners, sched.n_boards, sched.kind, rank)
+    return hit
+
+
+def _written_rank(rows: np.ndarray) -> np.ndarray:
+    """Position in (round, board, table) order of each traveller as ``play_sessions`` writes them."""
+    rep = rows[:, 5]
+    rnd = np.repeat(rows[:, 0], rep)
+    table = np.repeat(rows[:, 1], rep)
+    board = np.repeat(rows[:, 4], rep) + (np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep))
+    order = np.lexsort((table, board, rnd))
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    rank.setflags(write=False)
+    return rank
 
 
 def seat_session(plan, s: int, key, session_index: int) -> _Seating:
@@ -206,27 +263,17 @@ def seat_session(plan, s: int, key, session_index: int) -> _Seating:
     n = int(team.max()) + 1 if teams else len(a)
     if kind == KIND_MULTIPLE_TEAMS and n > 40:
         kind = KIND_SWISS_TEAMS  # too many teams for a round robin
-    layout = choose_layout(kind, n, boards, winners)
     if kind in (KIND_SWISS_PAIRS, KIND_SWISS_TEAMS):
+        layout = choose_layout(kind, n, boards, winners)
         rounds, bpr = dict(layout["options"])["rounds"], layout["boards"]
         tables = (n // 2) * (2 if teams else 1)
         word = MOVEMENT_KINDS[kind]
-        return _Seating(kind, f"{word}:{n}{'teams' if teams else 'pairs'}-{rounds}x{bpr}", 1 if kind == KIND_SWISS_PAIRS else 2,
-                        rounds * bpr, a, b, bonus, team, np.zeros((0, 6), np.int64), rounds * tables * bpr, rounds, bpr)
-    sched = layout_schedule(layout)
-    if sched.is_teams:
-        members = np.full((n, 2), -1, np.int64)
-        for e, k in enumerate(team):
-            members[k, 0 if members[k, 0] < 0 else 1] = e
-        ns = members[sched.ns, sched.ns_pair]
-        ew = members[sched.ew, sched.ew_pair]
-    else:
-        ns, ew = sched.ns.astype(np.int64), sched.ew.astype(np.int64)
-    bpr = sched.boards
-    rows = np.stack([sched.round, sched.table, ns, ew, sched.board_set * bpr + 1, np.full(len(ns), bpr)],
-                    axis=1).astype(np.int64)
-    return _Seating(sched.kind, sched.name, sched.winners, sched.n_boards, a, b, bonus, team, rows,
-                    len(rows) * bpr)
+        n_trav = rounds * tables * bpr
+        return _Seating(kind, f"{word}:{n}{'teams' if teams else 'pairs'}-{rounds}x{bpr}",
+                        1 if kind == KIND_SWISS_PAIRS else 2, rounds * bpr, a, b, bonus, team,
+                        np.zeros((0, 6), np.int64), n_trav, np.arange(n_trav), rounds, bpr)
+    rows, name, win, n_boards, skind, rank = _static_template(kind, n, boards, winners)
+    return _Seating(skind, name, win, n_boards, a, b, bonus, team, rows, len(rank), rank)
 
 
 def _seat_online(a, b, bonus, boards, bpr, key, session_index) -> _Seating:
@@ -251,7 +298,7 @@ def _seat_online(a, b, bonus, boards, bpr, key, session_index) -> _Seating:
     pb = np.array([bonus_of.get(tuple(p), 0.0) for p in pairs.tolist()])
     rows = np.array(rows, np.int64).reshape(-1, 6)
     return _Seating(KIND_ONLINE, f"online:{len(a)}entries-{rounds}x{bpr}", 1, rounds * bpr, pairs[:, 0], pairs[:, 1],
-                    pb, np.full(len(pairs), -1, np.int32), rows, len(rows) * bpr)
+                    pb, np.full(len(pairs), -1, np.int32), rows, len(rows) * bpr, _written_rank(rows))
 
 
 def _digest(chunk: _Chunk, card: bool) -> str:
@@ -326,18 +373,38 @@ class Engine:
         week_of = ((plan.day - w.start_day) // 7 - first_week).astype(np.int32)
         session_index = rep.n_sessions + np.arange(S, dtype=np.int64)
         seats = [seat_session(plan, s, rep.key, session_index[s]) for s in range(S)]
-        kinds = np.array([x.kind for x in seats], np.int8).reshape(S)
-        e_count = np.array([len(x.a) for x in seats], np.int64).reshape(S)
+        kinds = np.empty(S, np.int8)
+        winners = np.empty(S, np.int8)
+        n_boards = np.empty(S, np.int32)
+        e_count = np.empty(S, np.int64)
+        r_count = np.empty(S, np.int64)
+        trav_per_session = np.empty(S, np.int64)
+        swiss = np.zeros(S, bool)
+        swiss_rounds = np.zeros(S, np.int64)
+        swiss_bpr = np.zeros(S, np.int64)
+        names, row_parts, rank_parts, online = [], [], [], []
+        for i, x in enumerate(seats):
+            kinds[i], winners[i], n_boards[i] = x.kind, x.winners, x.n_boards
+            e_count[i], r_count[i], trav_per_session[i] = len(x.a), len(x.rows), x.n_travellers
+            names.append(x.name)
+            if x.swiss_rounds:
+                swiss[i], swiss_rounds[i], swiss_bpr[i] = True, x.swiss_rounds, x.bpr
+            else:
+                row_parts.append(x.rows)
+            rank_parts.append(x.rank)
+            if x.kind == KIND_ONLINE:
+                online.append(i)
         entry_start = np.zeros(S + 1, np.int64)
         np.cumsum(e_count, out=entry_start[1:])
-        cat = lambda f, dt: (np.concatenate([getattr(x, f) for x in seats]).astype(dt)  # noqa: E731
-                             if S else np.zeros(0, dt))
-        entry_a, entry_b = cat("a", np.int32), cat("b", np.int32)
-        entry_bonus, entry_team = cat("bonus", np.float64), cat("team", np.int32)
-        rows = np.concatenate([x.rows for x in seats]) if S else np.zeros((0, 6), np.int64)
+        if online:  # the online room re-pairs its players: its entries are the pairs formed
+            cat = lambda f, dt: np.concatenate([getattr(x, f) for x in seats]).astype(dt)  # noqa: E731
+            entry_a, entry_b = cat("a", np.int32), cat("b", np.int32)
+            entry_bonus, entry_team = cat("bonus", np.float64), cat("team", np.int32)
+        else:
+            entry_a, entry_b, entry_bonus, entry_team = plan.a, plan.b, plan.bonus, plan.team
         row_start = np.zeros(S + 1, np.int64)
-        np.cumsum([len(x.rows) for x in seats], out=row_start[1:])
-        trav_per_session = np.array([x.n_travellers for x in seats], np.int64).reshape(S)
+        np.cumsum(r_count, out=row_start[1:])
+        rows = np.concatenate(row_parts) if row_parts else np.zeros((0, 6), np.int64)
         trav_start = np.zeros(S + 1, np.int64)
         np.cumsum(trav_per_session, out=trav_start[1:])
         T = int(trav_start[-1])
@@ -345,7 +412,6 @@ class Engine:
                    ns=np.empty((T, 2), np.int32), ew=np.empty((T, 2), np.int32), score=np.empty(T, np.int32))
         m = self.model
         form = self.scenario.partnerships.form_sd
-        swiss = np.array([x.swiss_rounds > 0 for x in seats], bool).reshape(S)
         static = ~swiss
         common = (strength, form, m.alpha, m.sigma_slope, m.sigma_floor, rep.pool.scores, rep.pool.thresholds,
                   rep.pool.n_deals, self.card_play, m.imps_lost_base, m.imps_lost_slope, m.imps_lost_floor,
@@ -354,40 +420,37 @@ class Engine:
                 rep.card_imps)
         if static.any():
             idx = np.flatnonzero(static)
-            es, rs, ts = _sub_starts(entry_start, idx), _sub_starts(row_start, idx), trav_start[idx]
-            ents = _take_ranges(entry_start, idx)
-            rws = _take_ranges(row_start, idx)
-            sub_rows = rows[rws]
-            play_sessions(rep.key, session_index[idx], week_of[idx], np.array([seats[i].n_boards for i in idx],
-                                                                              np.int32),
-                          es, entry_a[ents], entry_b[ents], entry_bonus[ents], rs,
-                          sub_rows[:, 0].astype(np.int32), sub_rows[:, 1].astype(np.int32), sub_rows[:, 2],
-                          sub_rows[:, 3], sub_rows[:, 4].astype(np.int32), sub_rows[:, 5], ts, *common, *outs)
+            es, ts = _sub_starts(entry_start, idx), trav_start[idx]
+            rs = np.zeros(len(idx) + 1, np.int64)
+            np.cumsum(r_count[idx], out=rs[1:])
+            ents = _take_ranges(entry_start, idx) if len(idx) < S or online else slice(None)
+            play_sessions(rep.key, session_index[idx], week_of[idx], n_boards[idx], es, entry_a[ents],
+                          entry_b[ents], entry_bonus[ents], rs, rows[:, 0].astype(np.int32),
+                          rows[:, 1].astype(np.int32), rows[:, 2], rows[:, 3], rows[:, 4].astype(np.int32),
+                          rows[:, 5], ts, *common, *outs)
         if swiss.any():
             idx = np.flatnonzero(swiss)
             es = _sub_starts(entry_start, idx)
             ents = _take_ranges(entry_start, idx)
-            play_swiss_sessions(rep.key, session_index[idx], week_of[idx],
-                                np.array([seats[i].kind == KIND_SWISS_TEAMS for i in idx]),
-                                plan.scoring[idx] != 0, np.array([seats[i].swiss_rounds for i in idx], np.int64),
-                                np.array([seats[i].bpr for i in idx], np.int64), es, entry_a[ents], entry_b[ents],
-                                entry_bonus[ents], entry_team[ents], trav_start[idx], *common, 1, *outs)
-        names = [x.name for x in seats]
-        winners = np.array([x.winners for x in seats], np.int8).reshape(S)
-        n_boards = np.array([x.n_boards for x in seats], np.int32).reshape(S)
-        trav_session = np.repeat(np.arange(S, dtype=np.int32), np.diff(trav_start))
-        order = np.lexsort((out["table"], out["board"], out["round"], trav_session))
-        # teams of team sessions: two pair entries per team
-        team_session, team_players, team_names = [], [], []
-        for s in range(S):
-            if kinds[s] in (3, 4):
-                lo, hi = entry_start[s], entry_start[s + 1]
-                tm = entry_team[lo:hi]
-                for k in range(int(tm.max()) + 1):
-                    ids = lo + np.flatnonzero(tm == k)
-                    team_session.append(s)
-                    team_players.append([entry_a[ids[0]], entry_b[ids[0]], entry_a[ids[1]], entry_b[ids[1]]])
-                    team_names.append(f"S{session_index[s]}-T{k + 1}")
+            play_swiss_sessions(rep.key, session_index[idx], week_of[idx], kinds[idx] == KIND_SWISS_TEAMS,
+                                plan.scoring[idx] != 0, swiss_rounds[idx], swiss_bpr[idx], es, entry_a[ents],
+                                entry_b[ents], entry_bonus[ents], entry_team[ents], trav_start[idx], *common, 1,
+                                *outs)
+        trav_session = np.repeat(np.arange(S, dtype=np.int32), trav_per_session)
+        # travellers into (session, round, board, table) order: each session's written order ranks
+        dest = np.concatenate(rank_parts) + np.repeat(trav_start[:-1], trav_per_session) if T else \
+            np.zeros(0, np.int64)
+        order = np.empty(T, np.int64)
+        order[dest] = np.arange(T)
+        # teams of team sessions: a team's two pairs are adjacent entries (the world lists them so)
+        is_team = np.isin(kinds, (KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS))
+        team_first = _team_firsts(entry_team, entry_start, is_team)
+        team_session = np.repeat(np.arange(S), e_count)[team_first].astype(np.int32)
+        team_players = np.stack([entry_a[team_first], entry_b[team_first], entry_a[team_first + 1],
+                                 entry_b[team_first + 1]], axis=1).astype(np.int32) if len(team_first) else \
+            np.zeros((0, 4), np.int32)
+        team_names = np.array([f"S{session_index[s]}-T{entry_team[f] + 1}" for s, f in zip(team_session, team_first)],
+                              object)
         results = Results(
             session_names=np.array([f"S{i}" for i in session_index], object), session_day=plan.day,
             session_club=plan.venue, session_event=plan.event, session_scoring=plan.scoring,
@@ -395,9 +458,8 @@ class Engine:
             session_boards=n_boards, trav_session=trav_session[order], trav_round=out["round"][order],
             trav_board=out["board"][order], trav_table=out["table"][order], trav_ns=out["ns"][order],
             trav_ew=out["ew"][order], trav_ns_score=out["score"][order],
-            team_session=np.array(team_session, np.int32),
-            team_players=np.array(team_players, np.int32).reshape(-1, 4),
-            team_names=np.array(team_names, object), player_names=rep.player_names,
+            team_session=team_session, team_players=team_players,
+            team_names=team_names, player_names=rep.player_names,
             player_member=rep.players.member, player_at_start=rep.players.at_start,
             player_initial_grade=rep.players.initial_grade, club_names=np.array(w.venue_names(), object))
         scored = score_results(results, partnerships=rep.partnerships)
