@@ -239,3 +239,12 @@ def test_each_movement_plays_and_scores(model, kind):
             assert mp[rows].mean() == pytest.approx(50.0)
     if kind in ("swiss_pairs", "swiss_teams", "multiple_teams"):
         assert len(scored.match_opp) > 0
+
+
+def test_movements_timing_script_lists_every_kind(capsys):
+    from simcore.movements.__main__ import main
+    from simcore.movements import SUPPORTED
+    assert main(["--sessions", "3"]) == 0
+    out = capsys.readouterr().out
+    for kind in SUPPORTED:
+        assert out.count(kind) == 2, kind  # once in the sizes, once in the timings

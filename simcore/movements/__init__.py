@@ -210,10 +210,10 @@ SUPPORTED = {
                 "(T-1 rounds) or relay (T rounds); rounds=1..max; arrow_switch=0..rounds",
     "howell": "5..40 pairs (3..20 tables; odd → sit-out); full (2T-1 rounds) for 3..10 tables; "
               "shortened rounds=2..2T-1 for any size",
-    "swiss_pairs": "4..200 pairs; rounds=1..ceil(n/2) (odd → a bye each round)",
-    "multiple_teams": "3..20 teams (odd → a bye); rounds=1..n-1 (n if odd)",
-    "swiss_teams": "4..100 teams; rounds=1..ceil(n/2) (odd → a bye each round)",
-    "online": "8..4000 room players; rounds=1..50",
+    "swiss_pairs": "4..400 pairs; rounds=1..n-1 (n if odd: a bye each round)",
+    "multiple_teams": "3..40 teams (odd → a bye); rounds=1..n-1 (n if odd)",
+    "swiss_teams": "4..400 teams; rounds=1..n-1 (n if odd: a bye each round)",
+    "online": "8..100000 room players; rounds=1..200; fixed_pairs=0..n/2",
 }
 
 
