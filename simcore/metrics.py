@@ -10,7 +10,13 @@ time are active members who have played at least ``min_boards`` boards
 * ``club_bias``   — per club, mean grade minus mean true strength of its members;
 * ``aces_eights`` — inside near-exclusive partnerships, (grade gap − true gap);
 * ``volatility``  — sd of a player's grade change between snapshots;
-* ``summary``     — the headline table of ``simcore run``.
+* ``accuracy_by`` — RMSE and bias by club, activity, NGS status or
+  partnership type;
+* ``diffusion_times`` — from a start date, weeks until each club's gap
+  halves and until it stays below 0.5 point;
+* ``summary``     — the headline table of ``simcore run``;
+* ``fr18``        — FR18's variance decomposition of session scores and the
+  calibration of par (engine runs with ``session_stats=True``).
 """
 
 from __future__ import annotations
@@ -145,6 +151,117 @@ def volatility(ds: xr.Dataset, min_boards: int = 300) -> xr.Dataset:
     both = mask & mask.shift(time=1, fill_value=False)
     diff = (ds["grade"] - ds["grade"].shift(time=1)).where(both)
     return xr.Dataset({"step_sd": diff.std(["time", "player"]), "n": both.sum(["time", "player"])})
+
+
+ACTIVITY_BINS = (0.0, 0.5, 1.0, 2.0, np.inf)  # sessions a week
+
+
+def _groups(ds: xr.Dataset, by: str):
+    """(codes (replicate, [scheme,] player) with -1 = no group, labels) for accuracy_by."""
+    if by == "club":
+        codes = ds["home_club"]
+        n = int(codes.max()) + 1
+        return codes, [str(x) for x in ds["club_name"].values[:n]]
+    if by == "partnership":
+        import json
+        names = json.loads(ds.attrs["partnership_types"])
+        return ds["partnership_type"].astype(np.int64), names
+    if by == "activity":
+        edges = np.asarray(ACTIVITY_BINS)
+        codes = xr.apply_ufunc(lambda a: np.searchsorted(edges, a, side="right") - 1, ds["activity"])
+        labels = [f"{a:g}-{b:g}/wk" if np.isfinite(b) else f">={a:g}/wk" for a, b in zip(edges[:-1], edges[1:])]
+        return codes, labels
+    if by == "status":
+        if "ngs_status" not in ds:
+            raise ValueError("accuracy_by(by='status') needs an NGS variant in the run (the ngs_status extra)")
+        from .schemes.ngs import STATUS
+        return ds["ngs_status"].fillna(-1).astype(np.int64), list(STATUS)
+    raise ValueError(f"accuracy_by: by={by!r}: choose club, activity, status or partnership")
+
+
+def accuracy_by(ds: xr.Dataset, by: str, time=-1, min_boards: int = 300) -> xr.Dataset:
+    """RMSE, bias and count of graded players per group at one snapshot (replicate, scheme, group).
+
+    by: ``club`` (home club), ``activity`` (sessions a week, bins
+    ``ACTIVITY_BINS``), ``status`` (the NGS status of the player in the run's
+    NGS variant, the same grouping applied to every scheme) or
+    ``partnership`` (the world's partnership type).  Units: grade points.
+    """
+    codes, labels = _groups(ds, by)
+    snap = ds.isel(time=time)
+    if "time" in codes.dims:
+        codes = codes.isel(time=time)
+    if by == "status":  # the first NGS variant's status groups every scheme's players
+        first = [j for j, n in enumerate(ds["scheme_name"].values) if str(n) == "ngs"][0]
+        codes = codes.isel(scheme=first, drop=True)
+    mask = graded_mask(snap, min_boards)
+    err = snap["grade"] - snap["true_strength"]
+    rmse, bias, n = [], [], []
+    for g in range(len(labels)):
+        m = mask & (codes == g)
+        e = err.where(m)
+        rmse.append(np.sqrt((e ** 2).mean("player")))
+        bias.append(e.mean("player"))
+        n.append(m.sum("player"))
+    out = xr.Dataset({"rmse": xr.concat(rmse, "group"), "bias": xr.concat(bias, "group"),
+                      "n": xr.concat(n, "group")})
+    out = out.assign_coords(group=labels)
+    out["rmse"].attrs["units"] = out["bias"].attrs["units"] = "grade points"
+    out.attrs["by"] = by
+    return out.transpose("replicate", "scheme", "group")
+
+
+def _first_time_at_or_below(x: np.ndarray, level: np.ndarray, stay: bool) -> np.ndarray:
+    """Index along the last axis where |x| first gets to ``level`` (and, with stay, stays); -1 if never."""
+    below = np.abs(x) <= level[..., None]
+    if stay:  # from the index on, every later value is below too
+        below = np.flip(np.logical_and.accumulate(np.flip(below, -1), -1), -1)
+    hit = below.any(-1)
+    return np.where(hit, below.argmax(-1), -1)
+
+
+def diffusion_times(ds: xr.Dataset, start: str | None = None, min_boards: int = 300,
+                    threshold: float = 0.5) -> xr.Dataset:
+    """Weeks from ``start`` until each club's (mean grade − true mean) gap halves, and until it is
+    below ``threshold`` for good.
+
+    start: ISO date (default the scenario's ``mixing.isolation_ends``, else
+    the first snapshot); the gap at the first snapshot on or after it is the
+    initial gap.  Returns (replicate, scheme, club): ``initial_gap`` (grade
+    points), ``weeks_to_halve`` and ``weeks_below`` (NaN if it never
+    happens within the run), and the same three for the RMS over clubs
+    (``rms_*``, dims replicate, scheme).
+    """
+    if start is None:
+        import json
+        sc = json.loads(ds.attrs.get("scenario", "{}"))
+        start = sc.get("mixing", {}).get("isolation_ends") or str(ds["time"].values[0])[:10]
+    times = ds["time"].values.astype("datetime64[D]")
+    t0 = np.datetime64(start, "D")
+    i0 = int(np.searchsorted(times, t0))
+    if i0 >= len(times):
+        raise ValueError(f"diffusion_times: start {start} is after the last snapshot {times[-1]}")
+    cb = club_bias(ds.isel(time=slice(i0, None)), min_boards)
+    weeks = (times[i0:] - times[i0]).astype(np.float64) / 7.0
+
+    def measure(gap: np.ndarray):
+        init = gap[..., 0]
+        half = _first_time_at_or_below(gap, np.abs(init) / 2, stay=False)
+        below = _first_time_at_or_below(gap, np.full(init.shape, threshold), stay=True)
+        to_w = lambda i: np.where(i >= 0, weeks[np.maximum(i, 0)], np.nan)  # noqa: E731
+        return init, to_w(half), to_w(below)
+
+    gap = cb["gap"].transpose("replicate", "scheme", "club", "time").values
+    init, half, below = measure(np.nan_to_num(gap, nan=0.0))
+    rinit, rhalf, rbelow = measure(cb["rms"].transpose("replicate", "scheme", "time").values)
+    d3, d2 = ("replicate", "scheme", "club"), ("replicate", "scheme")
+    out = xr.Dataset({"initial_gap": (d3, init), "weeks_to_halve": (d3, half), "weeks_below": (d3, below),
+                      "rms_initial_gap": (d2, rinit), "rms_weeks_to_halve": (d2, rhalf),
+                      "rms_weeks_below": (d2, rbelow)},
+                     coords={"replicate": ds["replicate"], "scheme": ds["scheme"],
+                             "club_name": ("club", cb["club_name"].values)})
+    out.attrs.update(start=str(times[i0]), threshold=threshold)
+    return out
 
 
 SUMMARY_KEYS = {

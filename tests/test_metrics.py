@@ -1,0 +1,113 @@
+"""Metrics on hand-built Datasets whose answers are known."""
+
+import json
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from simcore import metrics
+
+TYPES = ["pickup", "regular", "near_exclusive", "guest", "online_single"]
+
+
+def make_ds(grade, truth, home_club, *, times=None, ptype=None, partner=None, activity=None, status=None,
+            scheme_names=("ngs",), isolation_ends=""):
+    """A minimal engine-shaped Dataset: grade (1, S, T, P), truth (1, T, P)."""
+    grade = np.asarray(grade, np.float32)
+    S, T, P = grade.shape
+    truth = np.broadcast_to(np.asarray(truth, np.float32), (T, P))
+    times = np.arange(T) * np.timedelta64(7, "D") + np.datetime64("2020-01-06") if times is None else times
+    ds = xr.Dataset(
+        {"grade": (("replicate", "scheme", "time", "player"), grade[None]),
+         "true_strength": (("replicate", "time", "player"), truth[None].copy()),
+         "active": (("replicate", "time", "player"), np.ones((1, T, P), bool)),
+         "boards": (("replicate", "time", "player"), np.full((1, T, P), 1000, np.int32))},
+        coords={"replicate": [0], "scheme": [f"{n}#{i}" for i, n in enumerate(scheme_names)],
+                "scheme_name": ("scheme", list(scheme_names)), "time": times, "player": np.arange(P),
+                "home_club": (("replicate", "player"), np.asarray(home_club, np.int32)[None]),
+                "member": (("replicate", "player"), np.ones((1, P), bool)),
+                "partnership_type": (("replicate", "player"),
+                                     np.zeros((1, P), np.int8) if ptype is None else np.asarray(ptype, np.int8)[None]),
+                "partner": (("replicate", "player"),
+                            np.full((1, P), -1, np.int32) if partner is None else np.asarray(partner, np.int32)[None]),
+                "activity": (("replicate", "player"),
+                             np.ones((1, P), np.float32) if activity is None else np.asarray(activity, np.float32)[None]),
+                "club_name": ("club", ["A", "B", "C"])},
+        attrs={"partnership_types": json.dumps(TYPES),
+               "scenario": json.dumps({"mixing": {"isolation_ends": isolation_ends}})})
+    if status is not None:
+        ds["ngs_status"] = (("replicate", "scheme", "time", "player"), np.asarray(status, np.float32)[None])
+    return ds
+
+
+def test_accuracy_by_club_and_partnership():
+    # player errors: club 0 → +2, +2 ; club 1 → -1, +3 ; partnership types 0, 1, 1, 2
+    truth = np.array([50, 52, 48, 47.0])
+    grade = (truth + [2, 2, -1, 3])[None, None]
+    ds = make_ds(grade, truth, [0, 0, 1, 1], ptype=[0, 1, 1, 2])
+    by_club = metrics.accuracy_by(ds, "club")
+    assert list(by_club["group"].values) == ["A", "B"]
+    np.testing.assert_allclose(by_club["bias"].values[0, 0], [2.0, 1.0])
+    np.testing.assert_allclose(by_club["rmse"].values[0, 0], [2.0, np.sqrt(5.0)], rtol=1e-6)
+    by_p = metrics.accuracy_by(ds, "partnership")
+    assert list(by_p["group"].values) == TYPES
+    np.testing.assert_allclose(by_p["bias"].values[0, 0, :3], [2.0, 0.5, 3.0])
+    assert list(by_p["n"].values[0, 0]) == [1, 2, 1, 0, 0]
+
+
+def test_accuracy_by_activity_and_status():
+    truth = np.full(4, 50.0)
+    grade = (truth + [1, -3, 4, 0])[None, None]
+    ds = make_ds(grade, truth, [0, 0, 0, 0], activity=[0.2, 0.7, 1.5, 3.0], status=np.array([[[0, 2, 2, 3]]]))
+    by_a = metrics.accuracy_by(ds, "activity")
+    np.testing.assert_allclose(by_a["bias"].values[0, 0], [1, -3, 4, 0])
+    by_s = metrics.accuracy_by(ds, "status")
+    np.testing.assert_allclose(by_s["bias"].values[0, 0], [1.0, np.nan, 0.5, 0.0])
+    with pytest.raises(ValueError, match="choose club, activity, status or partnership"):
+        metrics.accuracy_by(ds, "colour")
+    with pytest.raises(ValueError, match="needs an NGS variant"):
+        metrics.accuracy_by(ds.drop_vars("ngs_status"), "status")
+
+
+def test_diffusion_times_from_a_known_decay():
+    # club 0 gap 4 * 0.5**(week/10): halves at week 10, below 0.5 from week 30
+    T = 41
+    weeks = np.arange(T)
+    gap0 = 4 * 0.5 ** (weeks / 10)
+    truth = np.array([50.0, 50.0])
+    grade = np.stack([50 + gap0, np.full(T, 50.0)], axis=1)[None]  # club 1: no gap
+    ds = make_ds(grade, truth, [0, 1], isolation_ends="2020-01-06")
+    d = metrics.diffusion_times(ds)
+    assert d["initial_gap"].values[0, 0, 0] == pytest.approx(4.0, rel=1e-6)
+    assert d["weeks_to_halve"].values[0, 0, 0] == 10
+    assert d["weeks_below"].values[0, 0, 0] == 30
+    assert d["weeks_to_halve"].values[0, 0, 1] == 0  # a zero gap is already halved
+    # the RMS over clubs halves when club 0's gap does
+    assert d["rms_weeks_to_halve"].values[0, 0] == 10
+    # from a later start the initial gap is the one then
+    later = metrics.diffusion_times(ds, start="2020-03-16")  # week 10
+    assert later["initial_gap"].values[0, 0, 0] == pytest.approx(2.0, rel=1e-5)
+    assert later["weeks_to_halve"].values[0, 0, 0] == 10
+    with pytest.raises(ValueError, match="after the last snapshot"):
+        metrics.diffusion_times(ds, start="2030-01-01")
+
+
+def test_diffusion_never_below_is_nan():
+    T = 5
+    grade = np.stack([np.full(T, 53.0), np.full(T, 50.0)], axis=1)[None]
+    ds = make_ds(grade, [50.0, 50.0], [0, 1])
+    d = metrics.diffusion_times(ds)
+    assert np.isnan(d["weeks_to_halve"].values[0, 0, 0])
+    assert np.isnan(d["weeks_below"].values[0, 0, 0])
+
+
+def test_aces_eights_gap_error():
+    # partnership 0-1: true gap 4, grade gap 0 → error 4 ; partnership 2-3: exact
+    truth = np.array([54.0, 50.0, 49.0, 47.0])
+    grade = np.array([52.0, 52.0, 49.0, 47.0])[None, None]
+    ds = make_ds(grade, truth, [0, 0, 1, 1], ptype=[2, 2, 2, 2], partner=[1, 0, 3, 2])
+    ae = metrics.aces_eights(ds)
+    assert ae["mean_abs_gap_error"].values[0, 0, 0] == pytest.approx(2.0)
+    assert ae["share_over_4"].values[0, 0, 0] == 0.0
+    assert ae["n_partnerships"].values[0, 0, 0] == 2
