@@ -21,6 +21,8 @@ time are active members who have played at least ``min_boards`` boards
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import xarray as xr
 
@@ -134,7 +136,8 @@ def aces_eights(ds: xr.Dataset, min_boards: int = 300) -> xr.Dataset:
         valid = ok[:, :, a] & ok[:, :, b]
         e = np.where(valid, np.abs(err), np.nan)
         count[r] = valid.sum(-1)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # no graded partnership yet: NaN is the answer
             mean_abs[r] = np.nanmean(e, -1) if e.shape[-1] else np.nan
             for k in shares:
                 shares[k][r] = np.where(count[r] > 0, np.nansum(e > k, -1) / np.maximum(count[r], 1), np.nan)

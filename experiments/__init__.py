@@ -1,0 +1,26 @@
+"""The studies users come for, one module each.
+
+Every study is ``run(out: Path, quick: bool, seed: int) -> dict``: it runs the
+simulations it needs, writes its data (netCDF / CSV), figures (PNG) and a
+short ``report.md`` to ``out`` and returns its headline figures.  Run one
+with ``simcore experiment NAME [--quick] [--out DIR] [--seed S]``.
+
+* ``scheme-variants`` — the four schemes and their documented variants on
+  the default county, ranked by accuracy (``scheme_variants.py``);
+* ``diffusion`` — isolated clubs, then mixing at several rates: how fast
+  each scheme closes the club gaps (``diffusion.py``);
+* ``aces-eights`` — near-exclusive partnerships and triangles: spurious grade
+  gaps, with and without RPCF (``aces_eights.py``);
+* ``decay`` — exponential versus straight-line (and rectangle, trapezium)
+  decay matched fairly, and the seeds' half-life claims (``decay.py``);
+* ``claims`` — the other quantitative claims of the seeds, reproduced or
+  refuted (``claims.py``).
+"""
+
+STUDIES = {
+    "scheme-variants": "experiments.scheme_variants",
+    "diffusion": "experiments.diffusion",
+    "aces-eights": "experiments.aces_eights",
+    "decay": "experiments.decay",
+    "claims": "experiments.claims",
+}
