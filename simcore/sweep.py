@@ -290,8 +290,12 @@ def sweep(spec: SweepSpec, out: str | os.PathLike, *, scheduler: str | None = No
     failures: dict[str, str] = {}
     if todo:
         # Compile (or load from the numba cache) in the parent first, so worker
-        # processes on this machine find every kernel already cached.
-        _resolve(spec.runner)
+        # processes on this machine find every kernel already cached instead of
+        # all compiling the same kernels at once.
+        runner = _resolve(spec.runner)
+        if runner is run_point:
+            warm = dataclasses.replace(spec, years=2 / 52, replicates=1)
+            run_point(warm.to_dict(), todo[0].to_dict())
         client, cluster = _make_client(scheduler, workers)
         try:
             spec_dict = spec.to_dict()

@@ -97,3 +97,27 @@ def test_out_folder_of_another_sweep_is_refused(tmp_path):
     sw._check_out_dir(tmp_path / "o", a)
     with pytest.raises(sw.UsageError, match="holds a different sweep"):
         sw._check_out_dir(tmp_path / "o", b)
+
+
+def test_killed_engine_sweep_resumes_to_the_uninterrupted_result(tmp_path):
+    """The same, with the real engine as the runner (the default) and a scenario key on the grid."""
+    spec_file = write_sweep(tmp_path / "s.toml", "simcore.sweep:run_point",
+                            {"mixing.travel_rate": [0.0, 0.05]}, seeds=2)
+    ref = _cli([str(spec_file), "--out", str(tmp_path / "ref"), "--workers", "2", "--no-progress"])
+    assert ref.wait(timeout=400) == 0, ref.stderr.read().decode()
+    out = tmp_path / "run"
+    proc = _cli([str(spec_file), "--out", str(out), "--workers", "1", "--no-progress"])
+    deadline = time.time() + 300
+    while time.time() < deadline and len(list((out / "points").glob("*.nc"))) < 1:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    written = len(list((out / "points").glob("*.nc")))
+    assert 1 <= written < 4 and not (out / "combined.nc").exists()
+    res = _cli([str(spec_file), "--out", str(out), "--workers", "2", "--no-progress"])
+    assert res.wait(timeout=400) == 0, res.stderr.read().decode()
+    with xr.open_dataset(out / "combined.nc") as a, xr.open_dataset(tmp_path / "ref" / "combined.nc") as b:
+        a, b = a.load(), b.load()
+        xr.testing.assert_identical(a, b)
+        assert a.sizes["point"] == 4 and list(a["mixing__travel_rate"].values) == [0.0, 0.0, 0.05, 0.05]
+        assert set(a["scheme"].values) == {"ngs", "ppi"}
