@@ -1,0 +1,115 @@
+"""Pipeline throughput on a fixed mid-size workload.
+
+  simcore bench [--threads N] [--repeats K] [--json]
+
+The workload is the whole pipeline — world planning, movements, the bridge
+score model, scoring and all four schemes — on the built-in ``default``
+scenario (about 1 300 players), 2 replicates of 2 simulated years, graded
+under ngs, ppi, elo-pairs and imps-lost.  Kernels are compiled (or loaded
+from numba's cache) by a short warm-up run first, so the figures exclude
+compilation.  The median of ``--repeats`` timed runs is reported.
+
+The plain-Python reference is the same code with numba switched off
+(``NUMBA_DISABLE_JIT=1``, in a subprocess): every kernel runs as the Python
+it is written in, on a small slice of the same workload (1 replicate, 6
+weeks, 1 thread).  ``ratio_vs_python`` compares the two per player-board,
+measured in the same run.
+
+JSON keys: ``player_boards_per_s``, ``ns_per_player_board`` (wall time per
+player-board with ``threads`` threads), ``threads``, ``schemes``,
+``player_boards``, ``wall_seconds``, ``python_ns_per_player_board``,
+``python_player_boards``, ``ratio_vs_python``; with ``--scaling`` also
+``ns_per_player_board_1_thread`` and ``speedup`` (1 thread / ``threads``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from .engine import ALL_SCHEMES, Engine
+
+WORKLOAD = {"scenario": "default", "years": 2.0, "replicates": 2, "seed": 2026}
+PYTHON_SLICE = {"scenario": "default", "years": 6 / 52, "replicates": 1, "seed": 2026}
+
+
+def time_pipeline(threads: int, repeats: int = 3, workload: dict = WORKLOAD) -> dict:
+    """Median wall time of the workload with ``threads`` threads (after a warm-up run)."""
+    Engine(workload["scenario"], ALL_SCHEMES, 1, 4 / 52, 1, threads=threads).run()  # compile / load cache
+    walls, pb = [], 0
+    for _ in range(repeats):
+        engine = Engine(workload["scenario"], ALL_SCHEMES, workload["replicates"], workload["years"],
+                        workload["seed"], threads=threads)
+        t0 = time.perf_counter()
+        engine.run()
+        walls.append(time.perf_counter() - t0)
+        pb = engine.player_boards
+    wall = statistics.median(walls)
+    return {"player_boards": int(pb), "wall_seconds": wall, "ns_per_player_board": wall / pb * 1e9,
+            "player_boards_per_s": pb / wall}
+
+
+def _python_slice() -> None:
+    """Run in the NUMBA_DISABLE_JIT=1 subprocess: time the slice, print JSON."""
+    w = PYTHON_SLICE
+    engine = Engine(w["scenario"], ALL_SCHEMES, w["replicates"], w["years"], w["seed"], threads=1)
+    t0 = time.perf_counter()
+    engine.run()
+    wall = time.perf_counter() - t0
+    print(json.dumps({"player_boards": int(engine.player_boards), "wall_seconds": wall}))
+
+
+def time_python() -> dict:
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    proc = subprocess.run([sys.executable, "-c", "from simcore.bench import _python_slice; _python_slice()"],
+                          env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the plain-Python reference run failed:\n{proc.stderr[-2000:]}")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out["ns_per_player_board"] = out["wall_seconds"] / out["player_boards"] * 1e9
+    return out
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="worker threads (default: all cores)")
+    p.add_argument("--repeats", type=int, default=3, help="timed runs; the median is reported (default 3)")
+    p.add_argument("--scaling", action="store_true", help="also time 1 thread and report the speed-up")
+    p.add_argument("--no-python", action="store_true", help="skip the plain-Python reference")
+    p.add_argument("--json", action="store_true", help="print one JSON object (keys in the module doc)")
+
+
+def main(args) -> int:
+    if args.threads < 1 or args.repeats < 1:
+        raise ValueError(f"--threads and --repeats must be at least 1 (got {args.threads}, {args.repeats})")
+    fast = time_pipeline(args.threads, args.repeats)
+    out = {"player_boards_per_s": fast["player_boards_per_s"], "ns_per_player_board": fast["ns_per_player_board"],
+           "threads": args.threads, "schemes": list(ALL_SCHEMES), "player_boards": fast["player_boards"],
+           "wall_seconds": fast["wall_seconds"], "workload": WORKLOAD}
+    if args.scaling:
+        one = time_pipeline(1, args.repeats)
+        out["ns_per_player_board_1_thread"] = one["ns_per_player_board"]
+        out["speedup"] = one["ns_per_player_board"] / fast["ns_per_player_board"]
+    if not args.no_python:
+        py = time_python()
+        out["python_ns_per_player_board"] = py["ns_per_player_board"]
+        out["python_player_boards"] = py["player_boards"]
+        out["ratio_vs_python"] = py["ns_per_player_board"] / fast["ns_per_player_board"]
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"pipeline ({', '.join(ALL_SCHEMES)}) on {WORKLOAD['scenario']}, {WORKLOAD['replicates']} replicates x "
+          f"{WORKLOAD['years']:g} years: {fast['player_boards'] / 1e6:.2f} M player-boards")
+    print(f"  {args.threads} thread(s): {fast['ns_per_player_board']:.1f} ns per player-board, "
+          f"{fast['player_boards_per_s'] / 1e6:.2f} M player-boards/s (median of {args.repeats})")
+    if args.scaling:
+        print(f"  1 thread:   {out['ns_per_player_board_1_thread']:.1f} ns per player-board; "
+              f"speed-up {out['speedup']:.2f}x")
+    if not args.no_python:
+        print(f"  plain Python (NUMBA_DISABLE_JIT=1, {out['python_player_boards']} player-boards): "
+              f"{out['python_ns_per_player_board']:.0f} ns per player-board; "
+              f"numba is {out['ratio_vs_python']:.0f}x faster")
+    return 0
