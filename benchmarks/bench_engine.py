@@ -1,0 +1,35 @@
+"""The whole engine: world, movements, score model, scoring and all four schemes.
+
+``time_`` benchmarks divide by nothing: the workload is fixed (the default
+county, 1 replicate of 1 year = ~2.6 M player-boards), so seconds compare
+across commits; ``simcore bench`` prints the same as ns per player-board.
+``peakmem_`` records the peak memory of the same runs.
+"""
+from simcore.engine import ALL_SCHEMES, Engine
+
+from ._workload import quarter
+
+
+class Engine1Year:
+    params = [1, 2]
+    param_names = ["threads"]
+    timeout = 300
+
+    def setup(self, threads):
+        Engine("default", ALL_SCHEMES, 1, 4 / 52, 1, threads=threads).run()  # compile / load the cache
+
+    def time_default_1_year(self, threads):
+        Engine("default", ALL_SCHEMES, 2, 1.0, 2026, threads=threads).run()
+
+    def peakmem_default_1_year(self, threads):
+        Engine("default", ALL_SCHEMES, 2, 1.0, 2026, threads=threads).run()
+
+
+class PassA:
+    """Simulation only (no grading): one quarter of the default county."""
+
+    def setup(self):
+        self.engine, self.rep, _ = quarter()
+
+    def time_pass_a_quarter(self):
+        self.engine._pass_a(self.rep, 13, 26)
