@@ -19,7 +19,11 @@ JSON keys: ``player_boards_per_s``, ``ns_per_player_board`` (wall time per
 player-board with ``threads`` threads), ``threads``, ``schemes``,
 ``player_boards``, ``wall_seconds``, ``python_ns_per_player_board``,
 ``python_player_boards``, ``ratio_vs_python``; with ``--scaling`` also
-``ns_per_player_board_1_thread`` and ``speedup`` (1 thread / ``threads``).
+``ns_per_player_board_1_thread`` and ``speedup`` (1 thread / ``threads``);
+with ``--linearity`` a list ``linearity`` of runs of 1, 2 and 4 years, 1, 2
+and 4 replicates and the national scenario, each with ``player_boards``,
+``wall_seconds`` and ``ns_per_player_board`` — the cost per player-board
+stays flat if the cost is linear in players x years x replicates.
 """
 
 from __future__ import annotations
@@ -74,10 +78,31 @@ def time_python() -> dict:
     return out
 
 
+LINEARITY = [("default", 1.0, 1), ("default", 2.0, 1), ("default", 4.0, 1), ("default", 1.0, 2),
+             ("default", 1.0, 4), ("national", 0.25, 1), ("national", 0.5, 1)]
+
+
+def linearity(threads: int) -> list[dict]:
+    """Wall time against players x years x replicates: one run of each LINEARITY case."""
+    rows = []
+    for scenario, years, reps in LINEARITY:
+        Engine(scenario, ALL_SCHEMES, 1, 2 / 52, 1, threads=threads).run()  # compile / load, build caches
+        engine = Engine(scenario, ALL_SCHEMES, reps, years, 2026, threads=threads)
+        t0 = time.perf_counter()
+        engine.run()
+        wall = time.perf_counter() - t0
+        rows.append({"scenario": scenario, "years": years, "replicates": reps,
+                     "players": int(engine.scenario.n_club_members), "player_boards": int(engine.player_boards),
+                     "wall_seconds": wall, "ns_per_player_board": wall / engine.player_boards * 1e9})
+    return rows
+
+
 def add_arguments(p) -> None:
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="worker threads (default: all cores)")
     p.add_argument("--repeats", type=int, default=3, help="timed runs; the median is reported (default 3)")
     p.add_argument("--scaling", action="store_true", help="also time 1 thread and report the speed-up")
+    p.add_argument("--linearity", action="store_true",
+                   help="also time runs of 1-4 years, 1-4 replicates and the national scenario (cost per player-board)")
     p.add_argument("--no-python", action="store_true", help="skip the plain-Python reference")
     p.add_argument("--json", action="store_true", help="print one JSON object (keys in the module doc)")
 
@@ -98,6 +123,8 @@ def main(args) -> int:
         out["python_ns_per_player_board"] = py["ns_per_player_board"]
         out["python_player_boards"] = py["player_boards"]
         out["ratio_vs_python"] = py["ns_per_player_board"] / fast["ns_per_player_board"]
+    if args.linearity:
+        out["linearity"] = linearity(args.threads)
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
@@ -112,4 +139,10 @@ def main(args) -> int:
         print(f"  plain Python (NUMBA_DISABLE_JIT=1, {out['python_player_boards']} player-boards): "
               f"{out['python_ns_per_player_board']:.0f} ns per player-board; "
               f"numba is {out['ratio_vs_python']:.0f}x faster")
+    if args.linearity:
+        print("\ncost against players x years x replicates:")
+        for r in out["linearity"]:
+            print(f"  {r['scenario']:9s} {r['players']:6d} members {r['years']:5.2f} y x {r['replicates']} rep: "
+                  f"{r['player_boards'] / 1e6:7.1f} M player-boards in {r['wall_seconds']:6.2f} s = "
+                  f"{r['ns_per_player_board']:5.0f} ns each")
     return 0
