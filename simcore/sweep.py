@@ -279,10 +279,19 @@ def sweep(spec: SweepSpec, out: str | os.PathLike, *, scheduler: str | None = No
           workers: int | None = None, retries: int = 1, progress: bool = True):
     """Run (or resume) a sweep; return the combined Dataset.
 
+    spec: a SweepSpec, a dict of the sweep file's keys, or the path of a
+    sweep TOML.  out: the sweep's folder.  scheduler: address of a running
+    ``dask.distributed`` scheduler (default: a LocalCluster of ``workers``
+    single-threaded processes).
+
     Finished points are skipped, failed ones retried ``retries`` times and
     then reported in ``SweepFailed`` (``OUT/failures.json`` lists them).
     """
     from dask.distributed import as_completed
+    if isinstance(spec, dict):
+        spec = spec_from_dict(spec)
+    elif not isinstance(spec, SweepSpec):
+        spec = load_spec(spec)
     out = Path(out)
     _check_out_dir(out, spec)
     points = expand(spec)
@@ -358,3 +367,13 @@ def main(args) -> int:
                      retries=args.retries, progress=not args.no_progress)
     print(f"{combined.sizes['point']} points combined into {out / 'combined.nc'}")
     return 0
+
+
+class _CallableModule(type(sys)):
+    """Lets ``simcore.sweep(spec, out)`` call ``sweep`` while ``simcore.sweep`` stays this module."""
+
+    def __call__(self, *args, **kwargs):
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -121,3 +121,19 @@ def test_killed_engine_sweep_resumes_to_the_uninterrupted_result(tmp_path):
         xr.testing.assert_identical(a, b)
         assert a.sizes["point"] == 4 and list(a["mixing__travel_rate"].values) == [0.0, 0.0, 0.05, 0.05]
         assert set(a["scheme"].values) == {"ngs", "ppi"}
+
+
+def test_package_level_run_and_sweep(tmp_path):
+    import simcore
+    from simcore import engine
+    assert simcore.run is engine.run
+    spec = {"name": "t", "scenario": "default", "schemes": ["ngs"], "years": 0.05, "seeds": 1,
+            "runner": "sweep_runner:run"}
+    import sys
+    sys.path.insert(0, str(HERE))
+    try:
+        ds = simcore.sweep(spec, tmp_path / "o", workers=1, progress=False)
+    finally:
+        sys.path.remove(str(HERE))
+    assert ds.sizes["point"] == 1 and "grade" in ds
+    assert simcore.sweep.load_spec is sw.load_spec  # still the module
