@@ -109,7 +109,9 @@ def run(out, quick: bool = False, seed: int = 2026) -> dict:
              "FR18 S within 5, R within 4, G within 3, |E| < 2, par slope within 0.1 of 1; Curley within "
              "10 %; band shares within 5 points; PPI mean within 1.5 of 50 and sd within 1 of 5; the "
              "two-year range: median at most 5 and more than half the players within 5.")
-    rep.text("Notes.  E_var here includes what the model puts beyond grades on purpose — a pair's form "
+    rep.text("Notes.  The average grade follows the graded population's average true strength, which is the "
+             "world's choice (the default county's clubs average below 50 and stronger players play more); "
+             "what the scheme adds is the difference between the two rows.  E_var here includes what the model puts beyond grades on purpose — a pair's form "
              "in the session and the regular-partnership bonus — and the grades' own lag behind true "
              "strength; FR18's 0.7 came from real data whose grades were compared with the same sessions "
              "that produced them.  PPI band shares depend on the population's spread of true strength "
