@@ -51,6 +51,8 @@ from .world import PARTNERSHIP_TYPES, World, active_on, build_world, plan_sessio
 
 ALL_SCHEMES = ("ngs", "ppi", "elo-pairs", "imps-lost")
 CARD_PLAY_SCHEMES = ("imps-lost",)
+# scheme extras recorded at every snapshot (schemes' ``extras()`` offer more, e.g. PPI's k and w)
+SNAPSHOT_EXTRAS = {"ngs": ("status", "band"), "ppi": ("shown", "active", "band")}
 
 DATASET_DOC = """\
 Dimensions: replicate, scheme (variant labels such as "ngs(gain=2)"),
@@ -64,8 +66,11 @@ Variables:
   true_strength(replicate, time, player)  float32, grade points.
   active(replicate, time, player)          bool, a member playing then.
   boards(replicate, time, player)          int32, boards played so far.
-  <extra>(replicate, scheme, time, player) per-scheme extras where a scheme
-      provides them (NGS status/band, PPI shown/active); NaN elsewhere.
+  <extra>(replicate, scheme, time, player) int8 codes a scheme publishes,
+      -1 where it has none or for other schemes' variants:
+      ngs_status (0 provisional, 1 evolving, 2 mature, 3 out of date),
+      ngs_band (schemes.ngs.BANDS), ppi_shown and ppi_active (0/1),
+      ppi_band (0 club, 1 diamond, 2 heart, 3 spade).
 Coordinates:
   scheme_name(scheme): the base scheme of each variant.
   home_club, second_club, partner, partner2 (replicate, player) int32;
@@ -562,14 +567,16 @@ class Engine:
                     boards[r, c] = rep.boards
                     for j, v in enumerate(self.variants):
                         grade[r, j, c] = v.scheme.grades(rep.states[v.label], day)
-                        more = getattr(v.scheme, "extras", None)
-                        if more is not None:
-                            for key, values in more(rep.states[v.label], day).items():
+                        keep = SNAPSHOT_EXTRAS.get(v.name, ())
+                        if keep:
+                            more = v.scheme.extras(rep.states[v.label], day)
+                            for key in keep:
                                 name = f"{v.name.replace('-', '_')}_{key}"  # e.g. ppi_active, ngs_status
                                 arr = extras.get(name)
-                                if arr is None:
-                                    arr = extras[name] = np.full((R, V, n_t, P), np.nan, np.float32)
-                                arr[r, j, c] = values
+                                if arr is None:  # int8 codes: 1 byte a player-snapshot at national scale
+                                    arr = extras[name] = np.full((R, V, n_t, P), -1, np.int8)
+                                values = np.asarray(more[key], np.float64)
+                                arr[r, j, c] = np.where(np.isnan(values), -1, values)
                 self.timing["snapshot"] += time.perf_counter() - t0
                 player_boards += sum(ch.player_boards for ch in done)
                 if bar is not None:
