@@ -87,11 +87,13 @@ def run(out, quick: bool = False, seed: int = 2026) -> dict:
     line_sd = vol("ngs")
     line_hl = probes.impulse_response("ngs")["half_life_boards"]
     matched = {"line": ("ngs", "reference (window 2000)")}
-    for shape, lo, hi in (("exponential", 100, 5000), ("rectangle", 300, 8000), ("trapezium", 300, 8000)):
+    # bounds bracket the matches (~500 / ~1 400 / ~1 750 boards) without huge rings: a long exponential
+    # keeps 40 half-lives of sessions, and NGS rings have one capacity for every player
+    for shape, lo, hi in (("exponential", 100, 2000), ("rectangle", 300, 6000), ("trapezium", 300, 6000)):
         x = _bisect(lambda x: vol(_variant(shape, x)), line_sd, lo, hi, iters)
         matched[f"{shape}, equal volatility"] = (_variant(shape, x), f"{x:.0f} boards")
     x = _bisect(lambda x: probes.impulse_response(_variant("exponential", x))["half_life_boards"], line_hl,
-                50, 5000, iters)
+                50, 2000, iters)
     matched["exponential, equal half-life"] = (_variant("exponential", x), f"half-life {x:.0f} boards")
     variants = [v for v, _ in matched.values()]
     years, reps = (3.0, 1) if quick else (5.0, 3)

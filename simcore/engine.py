@@ -514,6 +514,20 @@ class Engine:
         v.scheme.apply(state, chunk.scored, out)
         return (("sessions", out) if tracing else None), stats
 
+    def _grade_chunk(self, rep: _Replicate, v: Variant, chunk: _Chunk, day: int):
+        """Pass B, then the variant's snapshot on ``day``: (traced, stats, grades, int8 extras by name)."""
+        traced, stats = self._pass_b(rep, v, chunk)
+        state = rep.states[v.label]
+        grades_now = v.scheme.grades(state, day)
+        extras_now = {}
+        keep = SNAPSHOT_EXTRAS.get(v.name, ())
+        if keep:
+            more = v.scheme.extras(state, day)
+            for key in keep:
+                values = np.asarray(more[key], np.float64)
+                extras_now[f"{v.name.replace('-', '_')}_{key}"] = np.where(np.isnan(values), -1, values).astype(np.int8)
+        return traced, stats, grades_now, extras_now
+
     # -- the run -----------------------------------------------------------------------
     def run(self):
         import xarray as xr
@@ -545,19 +559,27 @@ class Engine:
                 if c + 1 < n_t:  # simulate the next chunk while this one is graded
                     pending = [pool.submit(self._pass_a, rep, *chunks[c + 1]) for rep in reps]
                 t0 = time.perf_counter()
-                graded = {(r, j): pool.submit(self._pass_b, reps[r], v, done[r])
+                day = w0.start_day + 7 * stop
+                # each (replicate, variant) grades the chunk and reads its snapshot in one task, so the
+                # variants' snapshots (NGS's grades, Elo's individual fit) run in parallel too
+                graded = {(r, j): pool.submit(self._grade_chunk, reps[r], v, done[r], day)
                           for r in range(R) for j, v in enumerate(self.variants)}
                 for (r, j), fut in graded.items():
-                    traced, stats = fut.result()
+                    traced, stats, grades_now, extras_now = fut.result()
                     if traced is not None:
                         self._record_trace(self.variants[j], done[r], traced)
                     if stats is not None:
                         for key, value in stats.items():
                             arr = fr18.setdefault(key, np.full((R, V, n_t), np.nan))
                             arr[r, j, c] = value
+                    grade[r, j, c] = grades_now
+                    for name, values in extras_now.items():
+                        arr = extras.get(name)
+                        if arr is None:  # int8 codes: 1 byte a player-snapshot at national scale
+                            arr = extras[name] = np.full((R, V, n_t, P), -1, np.int8)
+                        arr[r, j, c] = values
                 self.timing["pass_b"] += time.perf_counter() - t0
                 t0 = time.perf_counter()
-                day = w0.start_day + 7 * stop
                 times[c] = np.datetime64(int(day), "D")
                 for r, rep in enumerate(reps):
                     # rep.boards is touched only here: pass A of the next chunk may already be running
@@ -565,18 +587,6 @@ class Engine:
                     truth[r, c] = strength_on(rep.world, day)
                     active[r, c] = active_on(rep.world, day)
                     boards[r, c] = rep.boards
-                    for j, v in enumerate(self.variants):
-                        grade[r, j, c] = v.scheme.grades(rep.states[v.label], day)
-                        keep = SNAPSHOT_EXTRAS.get(v.name, ())
-                        if keep:
-                            more = v.scheme.extras(rep.states[v.label], day)
-                            for key in keep:
-                                name = f"{v.name.replace('-', '_')}_{key}"  # e.g. ppi_active, ngs_status
-                                arr = extras.get(name)
-                                if arr is None:  # int8 codes: 1 byte a player-snapshot at national scale
-                                    arr = extras[name] = np.full((R, V, n_t, P), -1, np.int8)
-                                values = np.asarray(more[key], np.float64)
-                                arr[r, j, c] = np.where(np.isnan(values), -1, values)
                 self.timing["snapshot"] += time.perf_counter() - t0
                 player_boards += sum(ch.player_boards for ch in done)
                 if bar is not None:
