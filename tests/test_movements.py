@@ -72,21 +72,24 @@ def test_full_howell_properties(tables):
         assert s.winners == 1 and s.kind == KIND_HOWELL
 
 
-@pytest.mark.parametrize("tables", range(9, 21))
+@pytest.mark.parametrize("tables", range(3, 21))
 def test_shortened_howell_properties(tables):
-    rounds = min(2 * tables - 1, 9)
-    s = howell.howell(2 * tables, 3, rounds=rounds)
-    m = meetings(s)
-    assert len(set(m)) == len(m) and s.n_rounds == rounds
-    for p in range(2 * tables):
-        assert len(set(sets_of(s, p))) == len(sets_of(s, p))
-    plays = s.set_plays()
-    assert plays.max() - plays.min() <= 3
+    for n_pairs in (2 * tables, 2 * tables - 1):
+        for rounds in sorted({2, min(2 * tables - 1, 9), 2 * tables - 2}):
+            s = howell.howell(n_pairs, 3, rounds=rounds)
+            m = meetings(s)
+            assert len(set(m)) == len(m) and s.n_rounds == rounds
+            for p in range(n_pairs):
+                assert len(set(sets_of(s, p))) == len(sets_of(s, p))
+            if n_pairs == 2 * tables:
+                plays = s.set_plays()
+                assert plays.max() - plays.min() <= 3
+            assert s.winners == 1
 
 
 # --- teams --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("n_teams", range(3, 21))
+@pytest.mark.parametrize("n_teams", range(3, 41))
 def test_multiple_teams_properties(n_teams):
     s = teams.multiple_teams(n_teams, 4)
     # both tables of a match play the same set; pair one NS, pair two EW
@@ -135,6 +138,37 @@ def test_swiss_pairs_never_repeat(n):
         seated = np.concatenate([s.ns[s.round == r], s.ew[s.round == r]])
         assert len(set(seated.tolist())) == len(seated) == n - n % 2
         assert len(set(s.board_set[s.round == r].tolist())) == 1  # the round's boards everywhere
+
+
+@pytest.mark.parametrize("kind", ["swiss_pairs", "swiss_teams"])
+def test_swiss_every_supported_size(kind):
+    """4..400 entrants: every round seats everyone but at most one bye, no pairing repeats."""
+    rng = np.random.default_rng(7)
+    make = swiss.swiss_pairs if kind == "swiss_pairs" else swiss.swiss_teams
+    for n in range(4, 401):
+        rounds = min(7, n - 1 if n % 2 == 0 else n)
+        s = make(n, 3, rounds=rounds, results=lambda r, a, b: rng.normal(0, 10, len(a)))
+        m = list(zip(s.ns.tolist(), s.ew.tolist()))
+        if kind == "swiss_teams":
+            m = m[::2]  # two tables a match
+        m = [tuple(sorted(x)) for x in m]
+        assert len(set(m)) == len(m) == rounds * (n // 2), n
+        if kind == "swiss_pairs":
+            for r in range(1, rounds + 1):
+                seated = np.concatenate([s.ns[s.round == r], s.ew[s.round == r]])
+                assert len(set(seated.tolist())) == len(seated) == n - n % 2, n
+
+
+def test_online_room_every_size_seats_each_player_once_a_round():
+    for n in (8, 9, 10, 11, 37, 250, 5_000, 100_000):
+        fixed = n // 8
+        s = online.online_room(n, 2, rounds=3, fixed_pairs=fixed, seed=n)
+        players = np.asarray(s.entrant_players)
+        for r in range(1, 4):
+            rows = s.round == r
+            seated = players[np.concatenate([s.ns[rows], s.ew[rows]])].ravel()
+            assert len(set(seated.tolist())) == len(seated) > n - 4, n  # fewer than a table sits out
+        assert s.winners == 1
 
 
 def test_swiss_seeded_first_round_is_top_half_v_bottom_half():
