@@ -94,11 +94,23 @@ def club_bias(ds: xr.Dataset, min_boards: int = 300) -> xr.Dataset:
     """
     mask = graded_mask(ds, min_boards)
     n_clubs = int(ds["home_club"].max()) + 1
-    gaps = []
-    for c in range(n_clubs):
-        in_club = mask & (ds["home_club"] == c)
-        gaps.append((ds["grade"] - ds["true_strength"]).where(in_club).mean("player"))
-    gap = xr.concat(gaps, dim="club")
+    err = (ds["grade"] - ds["true_strength"]).where(mask).transpose("replicate", "scheme", "time", "player")
+    err = err.values
+    R, V, T, P = err.shape
+    home = ds["home_club"].transpose("replicate", "player").values.astype(np.int64)
+    # one grouped sum over (scheme, time, club) per replicate, instead of a pass over the
+    # whole array per club (410 clubs x 85 000 players x 120 snapshots took minutes)
+    gap_values = np.full((R, V, T, n_clubs), np.nan)
+    for r in range(R):
+        ok = ~np.isnan(err[r]) & (home[r] >= 0)[None, None, :]
+        rows = np.arange(V * T).reshape(V, T, 1) * n_clubs
+        idx = (rows + home[r][None, None, :])[ok]
+        total = np.bincount(idx, weights=err[r][ok], minlength=V * T * n_clubs)
+        count = np.bincount(idx, minlength=V * T * n_clubs)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gap_values[r] = (total / count).reshape(V, T, n_clubs)
+    gap = xr.DataArray(np.moveaxis(gap_values, -1, 0), dims=("club", "replicate", "scheme", "time"),
+                       coords={k: c for k, c in ds["grade"].coords.items() if "player" not in c.dims})
     gap = gap.assign_coords(club_name=("club", ds["club_name"].values[:n_clubs]))
     rms = np.sqrt((gap ** 2).mean("club"))
     return xr.Dataset({"gap": gap, "rms": rms})

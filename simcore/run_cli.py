@@ -157,17 +157,23 @@ def figures(ds, outdir: Path) -> None:
     fig.tight_layout()
     fig.savefig(outdir / "grade_vs_truth.png", dpi=110)
     plt.close(fig)
-    gaps = club_bias(ds.isel(replicate=[0]))["gap"].isel(replicate=0)
+    bias = club_bias(ds.isel(replicate=[0])).isel(replicate=0)
+    gaps = bias["gap"]
+    few = gaps.sizes["club"] <= 12  # a legend per club only while it stays readable (national: ~400 clubs)
     fig, axes = plt.subplots(1, V, figsize=(3.6 * V, 3.4), squeeze=False, sharey=True)
     for j, ax in enumerate(axes[0]):
-        for c in range(gaps.sizes["club"]):
-            ax.plot(ds["time"].values, gaps.isel(scheme=j, club=c).values, lw=1,
-                    label=str(gaps["club_name"].values[c]))
+        values = gaps.isel(scheme=j).values  # (club, time)
+        if few:
+            for c in range(values.shape[0]):
+                ax.plot(ds["time"].values, values[c], lw=1, label=str(gaps["club_name"].values[c]))
+        else:
+            ax.plot(ds["time"].values, values.T, lw=0.4, color="0.6", alpha=0.5)
+            ax.plot(ds["time"].values, bias["rms"].isel(scheme=j).values, lw=1.6, color="C3", label="RMS over clubs")
         ax.axhline(0, color="k", lw=0.6)
         ax.set_title(str(ds["scheme"].values[j]), fontsize=9)
         ax.tick_params(axis="x", labelrotation=45, labelsize=7)
     axes[0][0].set_ylabel("club mean grade - true mean")
-    axes[0][-1].legend(fontsize=6, loc="best")
+    axes[0][-1].legend(fontsize=6, loc="upper right")
     fig.tight_layout()
     fig.savefig(outdir / "club_gap.png", dpi=110)
     plt.close(fig)

@@ -111,3 +111,28 @@ def test_aces_eights_gap_error():
     assert ae["mean_abs_gap_error"].values[0, 0, 0] == pytest.approx(2.0)
     assert ae["share_over_4"].values[0, 0, 0] == 0.0
     assert ae["n_partnerships"].values[0, 0, 0] == 2
+
+
+def _club_bias_naive(ds, min_boards=300):
+    """One pass per club: obviously right, far too slow at national scale."""
+    mask = metrics.graded_mask(ds, min_boards)
+    err = ds["grade"] - ds["true_strength"]
+    n_clubs = int(ds["home_club"].max()) + 1
+    gap = xr.concat([err.where(mask & (ds["home_club"] == c)).mean("player") for c in range(n_clubs)], dim="club")
+    return gap.assign_coords(club_name=("club", ds["club_name"].values[:n_clubs]))
+
+
+def test_club_bias_matches_one_pass_per_club():
+    rng = np.random.default_rng(3)
+    S, T, P = 2, 4, 60
+    truth = rng.normal(50, 5, (T, P))
+    grade = truth[None] + rng.normal(0, 2, (S, T, P))
+    grade[0, 1, :7] = np.nan  # ungraded players drop out of their club's mean
+    home = rng.integers(-1, 3, P)  # -1: online only, in no club
+    ds = make_ds(grade, truth, home, scheme_names=("ngs", "ppi"))
+    ds["boards"][0, 0, :5] = 10  # under 300 boards: not graded yet
+    ds["boards"][0, :, home == 2] = 10  # club C has nobody graded: its gap is NaN
+    got = metrics.club_bias(ds)
+    xr.testing.assert_allclose(got["gap"], _club_bias_naive(ds).transpose(*got["gap"].dims))
+    assert np.isnan(got["gap"].sel(club=2)).all() and np.isfinite(got["gap"].sel(club=0)).all()
+    np.testing.assert_allclose(got["rms"].values, np.sqrt(np.nanmean(got["gap"].values ** 2, axis=0)))
