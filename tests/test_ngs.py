@@ -94,13 +94,13 @@ KINDS = [("mitchell", "mp"), ("mitchell", "butler"), ("mitchell", "aggregate"), 
          ("multiple_teams", "teams_imps"), ("swiss_teams", "teams_imps")]
 
 
-def random_history(rng, n_sessions, n_chunks):
+def random_history(rng, n_sessions, n_chunks, gaps=(1, 3, 7, 30, 400, 1200)):
     sessions = []
     day = 19000
     for k in range(n_sessions):
         kind, scoring = KINDS[rng.integers(len(KINDS))]
         sess = random_session(rng, kind, scoring, n_players=N_PLAYERS)
-        day += int(rng.choice([1, 3, 7, 30, 400, 1200]))  # long gaps exercise the three-year limit
+        day += int(rng.choice(gaps))  # long gaps exercise the three-year limit
         sess["day"] = day
         sess["event"] = ["club", "black", "green"][rng.integers(3)]
         sessions.append(sess)
@@ -125,11 +125,24 @@ params_strategy = st.fixed_dictionaries({
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), params_strategy, st.integers(1, 3))
 def test_kernel_matches_reference(seed, params, n_chunks):
+    _compare_with_reference(seed, params, n_chunks, 12)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 2**32 - 1), params_strategy, st.integers(1, 6))
+def test_long_histories_grow_the_rings_and_still_match(seed, params, n_chunks):
+    """90 sessions close together: rings outgrow their first 16 slots and move in the pool."""
+    params["limit_days"] = 1096
+    state = _compare_with_reference(seed, params, n_chunks, 90, gaps=(1, 2, 3))
+    assert state.capacity > 16
+
+
+def _compare_with_reference(seed, params, n_chunks, n_sessions, gaps=(1, 3, 7, 30, 400, 1200)):
     rng = np.random.default_rng(seed)
     if params["decay"] == "trapezium" and params["flat"] >= params["window"]:
         params["flat"] = params["window"] / 2
     p = ngs.Params(**params)
-    sessions, chunks = random_history(rng, 12, n_chunks)
+    sessions, chunks = random_history(rng, n_sessions, n_chunks, gaps)
     members = rng.random(N_PLAYERS) > 0.1
     at_start = rng.random(N_PLAYERS) < 0.5
     explicit = np.where(rng.random(N_PLAYERS) < 0.1, 47.0, np.nan)
@@ -153,6 +166,63 @@ def test_kernel_matches_reference(seed, params, n_chunks):
         if i in ref.hist and not ref.hist[i] and ref.ever.get(i):
             want[i] = np.nan
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-8)
+    return state
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12))
+def test_compact_pool_matches_reference(seed, n):
+    from simcore.schemes import decay
+    rng = np.random.default_rng(seed)
+    caps = 1 << rng.integers(0, 5, n)
+    gaps = rng.integers(0, 20, n)  # abandoned rows before each slice
+    order = rng.permutation(n)  # slices laid out in an order unrelated to entity ids
+    ent_i = np.zeros((n, decay.N_EI), np.int64)
+    pos = 0
+    for e in order:
+        pos += gaps[e]
+        ent_i[e, decay.IOFF], ent_i[e, decay.ICAP] = pos, caps[e]
+        pos += caps[e]
+    ring_f = rng.normal(size=(pos + 3, decay.N_RF))
+    ring_i = rng.integers(0, 1000, (pos + 3, decay.N_RI))
+    rows = [tuple(f) + tuple(i) for f, i in zip(ring_f.tolist(), ring_i.tolist())]
+    want_rows, want_off = naive.compact_pool(rows, {e: (int(ent_i[e, decay.IOFF]), int(caps[e])) for e in range(n)})
+    used = decay.compact_pool(ring_f, ring_i, ent_i, np.argsort(ent_i[:, decay.IOFF], kind="stable"))
+    assert used == len(want_rows) == caps.sum()
+    got = [tuple(f) + tuple(i) for f, i in zip(ring_f[:used].tolist(), ring_i[:used].tolist())]
+    assert got == want_rows
+    assert {e: int(ent_i[e, decay.IOFF]) for e in range(n)} == want_off
+
+
+def test_grow_rings_keeps_every_ring_in_order_and_the_pool_bounded():
+    from simcore.schemes import decay
+    rng = np.random.default_rng(4)
+    n = 7
+    ring_f, ring_i, ent_f, ent_i, used = decay.new_pool(n)
+    logical = {}
+    for e in range(n):  # a wrapped ring: head part way round, rows tagged (entity, logical index)
+        cnt = int(rng.integers(0, 16))
+        ent_i[e, decay.IHEAD] = rng.integers(0, 16)
+        ent_i[e, decay.ICNT] = cnt
+        for i in range(cnt):
+            ring_f[decay._phys(ent_i, e, i), decay.RG] = 1000 * e + i
+        logical[e] = cnt
+    compactions = 0
+    for step in range(14):  # keep growing random entities: slices move to the end of the pool, which compacts
+        ents = rng.choice(n, size=3, replace=False)
+        need = ent_i[ents, decay.ICAP] + rng.integers(1, 6, 3)
+        appended = used + 2 * int(ent_i[ents, decay.ICAP].sum())
+        ring_f, ring_i, used = decay.grow_rings(ring_f, ring_i, ent_i, used, ents, need)
+        compactions += used < appended
+        assert (ent_i[ents, decay.ICAP] >= need).all()
+        caps = ent_i[:, decay.ICAP]
+        assert used <= 2 * caps.sum() and used <= len(ring_f) <= 3 * caps.sum()
+        spans = sorted((int(o), int(o + c)) for o, c in zip(ent_i[:, decay.IOFF], caps))
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))  # slices never overlap
+        for e, cnt in logical.items():
+            got = [ring_f[decay._phys(ent_i, e, i), decay.RG] for i in range(cnt)]
+            assert got == [1000 * e + i for i in range(cnt)]
+    assert compactions > 0
 
 
 # --- rules ---------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ after it covers ages [b, b + x].  Shapes (``SHAPES``):
   a fixed share (PPI-style), no window.
 
 Storage: per entity (player or partnership) a circular ring of its sessions
-in date-of-play order with, per session, its board-clock position E (boards
+in date-of-play order — each entity's ring a power-of-two slice of one shared
+pool (``IOFF``, ``ICAP``), sized to that entity's history (``grow_rings``),
+so a national population's rings take what its players actually keep —  with, per session, its board-clock position E (boards
 of the entity up to the end of the session), span x, weight factor φ and
 session grade g, and running cumulative sums of φx, φx(E − x/2), φgx and
 φgx(E − x/2).  With the clock T, a session fully inside a linear segment
@@ -47,9 +49,10 @@ N_RI = 3
 # ent_f columns: clock, cumulative bases, exponential reference, initial grade, real boards in the ring
 ET, BA, BB, BC, BD, EREF, EINIT, EBOARDS = range(8)
 N_EF = 8
-# ent_i columns: oldest slot, count, boards ever, reached 300 (padding off), sessions ever, appended since rebuild
-IHEAD, ICNT, ITOTAL, IEVER, ISESS, IDIRTY = range(6)
-N_EI = 6
+# ent_i columns: oldest slot, count, boards ever, reached 300 (padding off), sessions ever, appended since
+# rebuild, where the entity's ring starts in the shared pool and its capacity (a power of two)
+IHEAD, ICNT, ITOTAL, IEVER, ISESS, IDIRTY, IOFF, ICAP = range(8)
+N_EI = 8
 
 
 def kernel_shape(shape: str, window: float, flat: float = 0.0, half_life: float = 0.0):
@@ -87,9 +90,10 @@ def kernel_integral(u, v, knots, alpha, beta, tau):
 
 
 @kernel(inline="always")
-def _phys(ent_i, ent, i, cap):
-    # capacities are powers of two (16, doubled when full)
-    return (ent_i[ent, IHEAD] + i) & (cap - 1)
+def _phys(ent_i, ent, i):
+    """Pool row of the entity's logical session i (0 = oldest)."""
+    # each entity's ring is its own power-of-two slice of the pool (16, doubled when it fills)
+    return ent_i[ent, IOFF] + ((ent_i[ent, IHEAD] + i) & (ent_i[ent, ICAP] - 1))
 
 
 @kernel(inline="always")
@@ -97,7 +101,7 @@ def _cum(ring_f, ent_f, ent_i, ent, i, col, base_col):
     """Cumulative sum up to logical session i (−1 → the base)."""
     if i < 0:
         return ent_f[ent, base_col]
-    return ring_f[ent, _phys(ent_i, ent, i, ring_f.shape[1]), col]
+    return ring_f[_phys(ent_i, ent, i), col]
 
 
 @kernel(inline="always")
@@ -114,27 +118,25 @@ def _values(E, x, phi, g, tau, eref):
 @kernel
 def rebuild_cum(ring_f, ent_f, ent_i, ent, first, tau):
     """Recompute the cumulative sums from logical session ``first`` on."""
-    cap = ring_f.shape[1]
     n = ent_i[ent, ICNT]
     for i in range(first, n):
-        p = _phys(ent_i, ent, i, cap)
-        va, vb, vc, vd = _values(ring_f[ent, p, RE], ring_f[ent, p, RX], ring_f[ent, p, RPHI], ring_f[ent, p, RG],
+        p = _phys(ent_i, ent, i)
+        va, vb, vc, vd = _values(ring_f[p, RE], ring_f[p, RX], ring_f[p, RPHI], ring_f[p, RG],
                                  tau, ent_f[ent, EREF])
-        ring_f[ent, p, CA] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CA, BA) + va
-        ring_f[ent, p, CB] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CB, BB) + vb
-        ring_f[ent, p, CC] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CC, BC) + vc
-        ring_f[ent, p, CD] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CD, BD) + vd
+        ring_f[p, CA] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CA, BA) + va
+        ring_f[p, CB] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CB, BB) + vb
+        ring_f[p, CC] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CC, BC) + vc
+        ring_f[p, CD] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CD, BD) + vd
 
 
 @kernel
 def _search(ring_f, ent_i, ent, n, col, value, use_start):
     """Number of logical sessions whose E is <= value."""
-    cap = ring_f.shape[1]
     lo, hi = 0, n
     while lo < hi:
         mid = (lo + hi) // 2
-        p = _phys(ent_i, ent, mid, cap)
-        if ring_f[ent, p, RE] <= value:
+        p = _phys(ent_i, ent, mid)
+        if ring_f[p, RE] <= value:
             lo = mid + 1
         else:
             hi = mid
@@ -150,7 +152,6 @@ def weighted_sums(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau):
     no search: O(1) for the line and the rectangle, one binary search per
     interior knot otherwise.
     """
-    cap = ring_f.shape[1]
     n = ent_i[ent, ICNT]
     T = ent_f[ent, ET]
     sw = 0.0
@@ -166,8 +167,8 @@ def weighted_sums(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau):
                 # sessions fully in [knots[j], knots[j+1]]: start >= T - k_{j+1} and E <= T - k_j
                 if j == m - 1:
                     # sessions wholly beyond the window are dropped, so only the oldest can reach past it
-                    p0 = _phys(ent_i, ent, 0, cap)
-                    i_lo = 1 if ring_f[ent, p0, RE] - ring_f[ent, p0, RX] < T - knots[m] else 0
+                    p0 = _phys(ent_i, ent, 0)
+                    i_lo = 1 if ring_f[p0, RE] - ring_f[p0, RX] < T - knots[m] else 0
                 else:
                     i_lo = _count_below(ring_f, ent_i, ent, n, T - knots[j + 1])
                 if j == 0:
@@ -194,25 +195,24 @@ def weighted_sums(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau):
                     i = _count_below(ring_f, ent_i, ent, n, T - k) - 1  # last session starting before age k
                 if i < 0:
                     continue
-                p = _phys(ent_i, ent, i, cap)
-                near = T - ring_f[ent, p, RE]
-                far = near + ring_f[ent, p, RX]
+                p = _phys(ent_i, ent, i)
+                near = T - ring_f[p, RE]
+                far = near + ring_f[p, RX]
                 if near < k < far and (j == 1 or near >= knots[j - 1]):
-                    w = ring_f[ent, p, RPHI] * kernel_integral(near, far, knots, alpha, beta, tau)
+                    w = ring_f[p, RPHI] * kernel_integral(near, far, knots, alpha, beta, tau)
                     sw += w
-                    sgw += w * ring_f[ent, p, RG]
+                    sgw += w * ring_f[p, RG]
     return sgw, sw
 
 
 @kernel(inline="always")
 def _count_below(ring_f, ent_i, ent, n, value):
     """Number of logical sessions whose start (E − x) is < value."""
-    cap = ring_f.shape[1]
     lo, hi = 0, n
     while lo < hi:
         mid = (lo + hi) // 2
-        p = _phys(ent_i, ent, mid, cap)
-        if ring_f[ent, p, RE] - ring_f[ent, p, RX] < value:
+        p = _phys(ent_i, ent, mid)
+        if ring_f[p, RE] - ring_f[p, RX] < value:
             lo = mid + 1
         else:
             hi = mid
@@ -232,8 +232,8 @@ def current_grade(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau, pad_boards
     if ent_i[ent, IEVER] == 0 and real_boards < pad_boards and not np.isnan(ent_f[ent, EINIT]):
         oldest_far = 0.0
         if n > 0:
-            p = _phys(ent_i, ent, 0, ring_f.shape[1])
-            oldest_far = ent_f[ent, ET] - ring_f[ent, p, RE] + ring_f[ent, p, RX]
+            p = _phys(ent_i, ent, 0)
+            oldest_far = ent_f[ent, ET] - ring_f[p, RE] + ring_f[p, RX]
         w = kernel_integral(oldest_far, oldest_far + (pad_boards - real_boards), knots, alpha, beta, tau)
         sw += w
         sgw += w * ent_f[ent, EINIT]
@@ -252,31 +252,30 @@ def add_session(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pi
     positions move up by the span, so their ages stay the same and older
     sessions age by the span, as if the session had been played in order.
     """
-    cap = ring_f.shape[1]
     n = ent_i[ent, ICNT]
     q = n
-    while q > 0 and ring_i[ent, _phys(ent_i, ent, q - 1, cap), RDAY] > day:
+    while q > 0 and ring_i[_phys(ent_i, ent, q - 1), RDAY] > day:
         q -= 1
     for i in range(n, q, -1):  # shift newer sessions up one slot
-        src = _phys(ent_i, ent, i - 1, cap)
-        dst = _phys(ent_i, ent, i, cap)
-        for c in range(ring_f.shape[2]):
-            ring_f[ent, dst, c] = ring_f[ent, src, c]
-        for c in range(ring_i.shape[2]):
-            ring_i[ent, dst, c] = ring_i[ent, src, c]
-        ring_f[ent, dst, RE] += span
+        src = _phys(ent_i, ent, i - 1)
+        dst = _phys(ent_i, ent, i)
+        for c in range(ring_f.shape[1]):
+            ring_f[dst, c] = ring_f[src, c]
+        for c in range(ring_i.shape[1]):
+            ring_i[dst, c] = ring_i[src, c]
+        ring_f[dst, RE] += span
     ent_i[ent, ICNT] = n + 1
-    p = _phys(ent_i, ent, q, cap)
-    prev_e = ring_f[ent, _phys(ent_i, ent, q - 1, cap), RE] if q > 0 else ent_f[ent, ET] - _ages_oldest(
+    p = _phys(ent_i, ent, q)
+    prev_e = ring_f[_phys(ent_i, ent, q - 1), RE] if q > 0 else ent_f[ent, ET] - _ages_oldest(
         ring_f, ent_f, ent_i, ent, n, q)
-    ring_f[ent, p, RE] = prev_e + span
-    ring_f[ent, p, RX] = span
-    ring_f[ent, p, RB] = boards
-    ring_f[ent, p, RPHI] = phi
-    ring_f[ent, p, RG] = g
-    ring_i[ent, p, RDAY] = day
-    ring_i[ent, p, RPID] = pid
-    ring_i[ent, p, RSEQ] = seq
+    ring_f[p, RE] = prev_e + span
+    ring_f[p, RX] = span
+    ring_f[p, RB] = boards
+    ring_f[p, RPHI] = phi
+    ring_f[p, RG] = g
+    ring_i[p, RDAY] = day
+    ring_i[p, RPID] = pid
+    ring_i[p, RSEQ] = seq
     ent_f[ent, ET] += span
     if tau > 0.0 and (ent_f[ent, ET] - ent_f[ent, EREF]) / tau > 300.0:
         ent_f[ent, EREF] = ent_f[ent, ET]  # rebase the exponential sums
@@ -294,29 +293,28 @@ def _ages_oldest(ring_f, ent_f, ent_i, ent, n, q):
     """Clock distance from T back to the end of the session before logical q = 0 (the oldest's start)."""
     if n == 0:
         return 0.0
-    p = _phys(ent_i, ent, 0, ring_f.shape[1])
-    return ent_f[ent, ET] - (ring_f[ent, p, RE] - ring_f[ent, p, RX])
+    p = _phys(ent_i, ent, 0)
+    return ent_f[ent, ET] - (ring_f[p, RE] - ring_f[p, RX])
 
 
 @kernel
 def remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau):
     """Remove logical session q (a corrected session), keeping the others' ages consistent."""
-    cap = ring_f.shape[1]
     n = ent_i[ent, ICNT]
-    span = ring_f[ent, _phys(ent_i, ent, q, cap), RX]
-    boards = ring_f[ent, _phys(ent_i, ent, q, cap), RB]
+    span = ring_f[_phys(ent_i, ent, q), RX]
+    boards = ring_f[_phys(ent_i, ent, q), RB]
     if q == 0:
         pop_oldest(ring_f, ent_f, ent_i, ent)
         ent_i[ent, ITOTAL] -= int(boards)
         return
     for i in range(q, n - 1):
-        src = _phys(ent_i, ent, i + 1, cap)
-        dst = _phys(ent_i, ent, i, cap)
-        for c in range(ring_f.shape[2]):
-            ring_f[ent, dst, c] = ring_f[ent, src, c]
-        for c in range(ring_i.shape[2]):
-            ring_i[ent, dst, c] = ring_i[ent, src, c]
-        ring_f[ent, dst, RE] -= span
+        src = _phys(ent_i, ent, i + 1)
+        dst = _phys(ent_i, ent, i)
+        for c in range(ring_f.shape[1]):
+            ring_f[dst, c] = ring_f[src, c]
+        for c in range(ring_i.shape[1]):
+            ring_i[dst, c] = ring_i[src, c]
+        ring_f[dst, RE] -= span
     ent_i[ent, ICNT] = n - 1
     ent_f[ent, ET] -= span
     ent_i[ent, ITOTAL] -= int(boards)
@@ -327,30 +325,123 @@ def remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau):
 @kernel
 def pop_oldest(ring_f, ent_f, ent_i, ent):
     """Drop the oldest session (left the window or the three years)."""
-    cap = ring_f.shape[1]
-    p = _phys(ent_i, ent, 0, cap)
+    p = _phys(ent_i, ent, 0)
     for k in range(4):
-        ent_f[ent, BA + k] = ring_f[ent, p, CA + k]
-    ent_f[ent, EBOARDS] -= ring_f[ent, p, RB]
-    ent_i[ent, IHEAD] = (ent_i[ent, IHEAD] + 1) % cap
+        ent_f[ent, BA + k] = ring_f[p, CA + k]
+    ent_f[ent, EBOARDS] -= ring_f[p, RB]
+    ent_i[ent, IHEAD] = (ent_i[ent, IHEAD] + 1) & (ent_i[ent, ICAP] - 1)
     ent_i[ent, ICNT] -= 1
 
 
 @kernel
 def window_drop(ring_f, ent_f, ent_i, ent, window, tau):
     """Pop sessions whose every board is beyond the window (weight 0; exponential: < e^-40)."""
-    cap = ring_f.shape[1]
     T = ent_f[ent, ET]
     limit = 40.0 * tau if tau > 0.0 else window
     n_popped = 0
     while ent_i[ent, ICNT] > 0:
-        p = _phys(ent_i, ent, 0, cap)
-        if T - ring_f[ent, p, RE] >= limit:
+        p = _phys(ent_i, ent, 0)
+        if T - ring_f[p, RE] >= limit:
             pop_oldest(ring_f, ent_f, ent_i, ent)
             n_popped += 1
         else:
             break
     return n_popped
+
+
+# --- the pool (plain Python: runs between kernel calls) --------------------------------------
+
+MIN_CAPACITY = 16
+
+
+def new_pool(n_ent: int):
+    """(ring_f, ring_i, ent_f, ent_i, used) for ``n_ent`` entities with empty rings of MIN_CAPACITY."""
+    ring_f = np.zeros((n_ent * MIN_CAPACITY, N_RF))
+    ring_i = np.zeros((n_ent * MIN_CAPACITY, N_RI), np.int64)
+    ent_f = np.zeros((n_ent, N_EF))
+    ent_f[:, EINIT] = np.nan
+    ent_i = np.zeros((n_ent, N_EI), np.int64)
+    ent_i[:, IOFF] = np.arange(n_ent) * MIN_CAPACITY
+    ent_i[:, ICAP] = MIN_CAPACITY
+    return ring_f, ring_i, ent_f, ent_i, n_ent * MIN_CAPACITY
+
+
+def add_entities(ring_f, ring_i, ent_f, ent_i, used: int, n_new: int):
+    """Append ``n_new`` entities with empty rings; returns the grown arrays and pool use."""
+    rf, ri, ef, ei, _ = new_pool(n_new)
+    ei[:, IOFF] += used
+    ring_f, ring_i = _reserve(ring_f, ring_i, used + n_new * MIN_CAPACITY)
+    return ring_f, ring_i, np.concatenate([ent_f, ef]), np.concatenate([ent_i, ei]), used + n_new * MIN_CAPACITY
+
+
+def _reserve(ring_f, ring_i, rows: int):
+    """The pool with room for ``rows`` rows (grown geometrically, so appends are amortised)."""
+    if rows <= ring_f.shape[0]:
+        return ring_f, ring_i
+    n = max(rows, ring_f.shape[0] + ring_f.shape[0] // 2)
+    rf = np.zeros((n, N_RF))
+    ri = np.zeros((n, N_RI), np.int64)
+    rf[:ring_f.shape[0]] = ring_f
+    ri[:ring_i.shape[0]] = ring_i
+    return rf, ri
+
+
+def grow_rings(ring_f, ring_i, ent_i, used: int, ents, need):
+    """Give each entity ``ents[k]`` a ring of at least ``need[k]`` sessions.
+
+    The ring moves to the end of the pool at the next power of two, its
+    sessions copied oldest first (head 0).  The slices left behind are
+    reclaimed (``compact_pool``, in place) before the pool array would have
+    to grow, so the array stays within about 1.5 x what the rings hold.
+    Returns (ring_f, ring_i, used); ``ent_i`` is updated in place.
+    """
+    ents = np.asarray(ents, np.int64)
+    need = np.asarray(need, np.int64)
+    grow = need > ent_i[ents, ICAP]
+    ents, need = ents[grow], need[grow]
+    if not len(ents):
+        return ring_f, ring_i, used
+    new_cap = np.maximum(MIN_CAPACITY, 1 << np.ceil(np.log2(need)).astype(np.int64))
+    if used + int(new_cap.sum()) > len(ring_f) and used > 1.25 * int(ent_i[:, ICAP].sum()):
+        used = compact_pool(ring_f, ring_i, ent_i, np.argsort(ent_i[:, IOFF], kind="stable"))
+    new_off = used + np.concatenate([[0], np.cumsum(new_cap)[:-1]])
+    used = used + int(new_cap.sum())
+    ring_f, ring_i = _reserve(ring_f, ring_i, used)
+    cnt = ent_i[ents, ICNT]
+    owner = np.repeat(np.arange(len(ents)), cnt)
+    logical = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    src = ent_i[ents, IOFF][owner] + ((ent_i[ents, IHEAD][owner] + logical) & (ent_i[ents, ICAP][owner] - 1))
+    dst = new_off[owner] + logical
+    ring_f[dst] = ring_f[src]
+    ring_i[dst] = ring_i[src]
+    ent_i[ents, IOFF] = new_off
+    ent_i[ents, ICAP] = new_cap
+    ent_i[ents, IHEAD] = 0
+    return ring_f, ring_i, used
+
+
+@kernel
+def compact_pool(ring_f, ring_i, ent_i, by_offset):
+    """Slide every ring down over the slices left behind, in place; returns the rows in use.
+
+    ``by_offset``: entities in increasing order of their slice's offset, so
+    every slice moves down (or stays) and a forward copy never overwrites a
+    row it has still to read.
+    """
+    pos = 0
+    for k in range(by_offset.shape[0]):
+        e = by_offset[k]
+        off = ent_i[e, IOFF]
+        cap = ent_i[e, ICAP]
+        if off != pos:
+            for r in range(cap):
+                for c in range(ring_f.shape[1]):
+                    ring_f[pos + r, c] = ring_f[off + r, c]
+                for c in range(ring_i.shape[1]):
+                    ring_i[pos + r, c] = ring_i[off + r, c]
+            ent_i[e, IOFF] = pos
+        pos += cap
+    return pos
 
 
 @kernel

@@ -67,8 +67,9 @@ import numpy as np
 from .._jit import kernel
 from ..results import (EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE, SCORING_BUTLER, SCORING_MP)
 from . import PlayerTable
-from .decay import (EINIT, ET, IEVER, ICNT, ISESS, ITOTAL, N_EF, N_EI, N_RF, N_RI, RDAY, RPID, RSEQ, SHAPES,
-                    _phys, add_session, current_grade, kernel_shape, pop_oldest, remove_at, ring_boards)
+from .decay import (EINIT, ET, ICAP, IEVER, ICNT, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities,
+                    add_session, current_grade, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
+                    ring_boards)
 from .field import strength_of_opponents
 
 BANDS = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King",
@@ -134,9 +135,10 @@ class Params:
 class NGSState:
     """Struct of arrays.  Entities: players 0..P−1, then tracked partnerships P + pid.
 
-    ring_f (N, C, 9) / ring_i (N, C, 3): each entity's sessions (see decay.py);
-    ent_f (N, 7) / ent_i (N, 6): clock, bases, initial grade / ring head,
-    count, boards ever, reached 300, sessions.  pair_count (K, 2): sessions in
+    ring_f (rows, 9) / ring_i (rows, 3): the pool of every entity's ring of
+    sessions (see decay.py), ``pool_used`` rows of it handed out;
+    ent_f (N, 8) / ent_i (N, 8): clock, bases, initial grade / ring head,
+    count, boards ever, reached 300, sessions, ring offset and capacity.  pair_count (K, 2): sessions in
     the lower-id / higher-id player's ring with partnership k (RPCF).
     member, at_start, explicit (P): the PlayerTable.  seq_base: sessions
     processed before (sequence numbers for corrections).
@@ -153,20 +155,13 @@ class NGSState:
     n_players: int
     n_tracked: int
     pair_low: np.ndarray
+    pool_used: int = 0
     seq_base: int = 0
 
     @property
     def capacity(self) -> int:
-        return self.ring_f.shape[1]
-
-
-def _new_arrays(n_ent: int, cap: int):
-    ring_f = np.zeros((n_ent, cap, N_RF))
-    ring_i = np.zeros((n_ent, cap, N_RI), np.int64)
-    ent_f = np.zeros((n_ent, N_EF))
-    ent_f[:, EINIT] = np.nan
-    ent_i = np.zeros((n_ent, N_EI), np.int64)
-    return ring_f, ring_i, ent_f, ent_i
+        """The largest ring (sessions)."""
+        return int(self.ent_i[:, ICAP].max()) if len(self.ent_i) else 0
 
 
 # --- the kernel --------------------------------------------------------------------------
@@ -174,16 +169,15 @@ def _new_arrays(n_ent: int, cap: int):
 @kernel
 def _evict(ring_f, ring_i, ent_f, ent_i, ent, day, limit_days, window, tau, is_player, pair_count, pair_low):
     """Drop sessions beyond three years or beyond the window; keep RPCF counts in step."""
-    cap = ring_f.shape[1]
     limit = 40.0 * tau if tau > 0.0 else window
     while ent_i[ent, ICNT] > 0:
-        p = _phys(ent_i, ent, 0, cap)
-        old = ring_i[ent, p, RDAY] < day - limit_days
-        beyond = ent_f[ent, ET] - ring_f[ent, p, 0] >= limit
+        p = _phys(ent_i, ent, 0)
+        old = ring_i[p, RDAY] < day - limit_days
+        beyond = ent_f[ent, ET] - ring_f[p, 0] >= limit
         if not (old or beyond):
             break
         if is_player:
-            pid = ring_i[ent, p, RPID]
+            pid = ring_i[p, RPID]
             if pid >= 0 and pid < pair_count.shape[0]:
                 pair_count[pid, 0 if pair_low[pid] == ent else 1] -= 1
         pop_oldest(ring_f, ent_f, ent_i, ent)
@@ -221,7 +215,6 @@ def _apply_kernel(order, day, kind, scoring, winners, event, replaces, pair_star
     Returns len(order) when done, or the index of a session that needs a
     ring with more room (the caller grows the state and calls again).
     """
-    cap = ring_f.shape[1]
     gain = pr[P_GAIN]
     for k in range(first_index, order.shape[0]):
         s = order[k]
@@ -231,10 +224,10 @@ def _apply_kernel(order, day, kind, scoring, winners, event, replaces, pair_star
         # room for one more session in every history this session touches
         for e in range(e0, e1):
             for j in range(2):
-                if ent_i[pair_players[e, j], ICNT] >= cap - 1:
+                if ent_i[pair_players[e, j], ICNT] >= ent_i[pair_players[e, j], ICAP] - 1:
                     return k
             pid = pair_partnership[e]
-            if pid < n_tracked and ent_i[n_players + pid, ICNT] >= cap - 1:
+            if pid < n_tracked and ent_i[n_players + pid, ICNT] >= ent_i[n_players + pid, ICAP] - 1:
                 return k
         # a correction: take the replaced session out of every history first
         r = replaces[s]
@@ -246,10 +239,10 @@ def _apply_kernel(order, day, kind, scoring, winners, event, replaces, pair_star
                     if j == 2 and pair_partnership[e] >= n_tracked:
                         continue
                     for q in range(ent_i[ent, ICNT]):
-                        p = _phys(ent_i, ent, q, cap)
-                        if ring_i[ent, p, RSEQ] == seq_r:
+                        p = _phys(ent_i, ent, q)
+                        if ring_i[p, RSEQ] == seq_r:
                             if j < 2:
-                                pid = ring_i[ent, p, RPID]
+                                pid = ring_i[p, RPID]
                                 if pid >= 0 and pid < pair_count.shape[0]:
                                     pair_count[pid, 0 if pair_low[pid] == ent else 1] -= 1
                             remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau)
@@ -438,8 +431,8 @@ class NGS:
     def new_state(self, players: PlayerTable, n_partnerships: int = 0) -> NGSState:
         P = players.n_players
         tracked = int(n_partnerships) if self.params.partnership_grades else 0
-        arrays = _new_arrays(P + tracked, 16)
-        return NGSState(*arrays, pair_count=np.zeros((max(n_partnerships, 1), 2), np.int64),
+        *arrays, used = new_pool(P + tracked)
+        return NGSState(*arrays, pool_used=used, pair_count=np.zeros((max(n_partnerships, 1), 2), np.int64),
                         member=np.asarray(players.member, bool).copy(),
                         at_start=np.asarray(players.at_start, bool).copy(),
                         explicit=np.asarray(players.initial_grade, np.float64).copy(), n_players=P,
@@ -453,24 +446,33 @@ class NGS:
             state.pair_low = np.concatenate([state.pair_low, np.full(new_k - K, -1, np.int64)])
         if self.params.partnership_grades and n_partnerships > state.n_tracked:
             extra = max(n_partnerships, 2 * state.n_tracked) - state.n_tracked
-            rf, ri, ef, ei = _new_arrays(extra, state.capacity)
-            state.ring_f = np.concatenate([state.ring_f, rf])
-            state.ring_i = np.concatenate([state.ring_i, ri])
-            state.ent_f = np.concatenate([state.ent_f, ef])
-            state.ent_i = np.concatenate([state.ent_i, ei])
+            state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pool_used = add_entities(
+                state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pool_used, extra)
             state.n_tracked += extra
         return state
 
-    def _widen(self, state: NGSState) -> None:
-        """Double every ring's capacity (sessions keep their logical order)."""
-        n_ent, cap = state.ring_f.shape[:2]
-        order = (state.ent_i[:, 0:1] + np.arange(cap)[None, :]) % cap
-        rf = np.zeros((n_ent, 2 * cap, N_RF))
-        ri = np.zeros((n_ent, 2 * cap, N_RI), np.int64)
-        rf[:, :cap] = np.take_along_axis(state.ring_f, order[:, :, None], axis=1)
-        ri[:, :cap] = np.take_along_axis(state.ring_i, order[:, :, None], axis=1)
-        state.ring_f, state.ring_i = rf, ri
-        state.ent_i[:, 0] = 0
+    def _make_room(self, state: NGSState, sc, first: int) -> None:
+        """Grow the rings of sessions order[first:]'s entities for what they may add.
+
+        Each ring gets room for its current sessions plus its appearances
+        (capped at 64 a call: sessions also leave the window, and a kernel
+        call that still fills a ring stops there and comes back here).
+        """
+        if first >= sc.n_sessions:
+            return
+        rest = np.zeros(sc.n_sessions, bool)
+        rest[sc.order[first:]] = True
+        rest &= np.asarray(sc.kind) != KIND_ONLINE  # not graded
+        entries = np.flatnonzero(np.repeat(rest, np.diff(sc.pair_start)))
+        ents = [sc.pair_players[entries].ravel()]
+        if state.n_tracked:
+            pid = sc.pair_partnership[entries]
+            ents.append(state.n_players + pid[pid < state.n_tracked])
+        ents = np.concatenate(ents).astype(np.int64)
+        uniq, appearances = np.unique(ents, return_counts=True)
+        need = state.ent_i[uniq, ICNT] + np.minimum(appearances, 64) + 2
+        state.ring_f, state.ring_i, state.pool_used = grow_rings(state.ring_f, state.ring_i, state.ent_i,
+                                                                 state.pool_used, uniq, need)
 
     def apply(self, state: NGSState, scored, out_after: np.ndarray | None, out_before: np.ndarray | None = None) -> None:
         """Grade ``scored`` (see the Scheme protocol).  ``out_after=None``: the caller does not need the
@@ -498,6 +500,7 @@ class NGS:
         out_after[:] = np.nan
         k = 0
         while True:
+            self._make_room(state, sc, k)
             k = _apply_kernel(sc.order, sc.day, sc.kind, sc.scoring, sc.winners, sc.event, sc.replaces,
                               sc.pair_start, sc.pair_players, sc.pair_group, sc.pair_boards, sc.pair_score,
                               sc.pair_partnership, sc.match_start, sc.match_opp, state.ring_f, state.ring_i,
@@ -507,7 +510,6 @@ class NGS:
                               out_after, out_before, want_after, k)
             if k >= sc.n_sessions:
                 break
-            self._widen(state)
         state.seq_base += sc.n_sessions
 
     def grades(self, state: NGSState, day: int) -> np.ndarray:

@@ -222,3 +222,16 @@ class NaiveNGS:
                 for j, pl in enumerate(sc.pair_players[e]):
                     out[e, j] = self.grade(int(pl), day)
         return out
+
+
+def compact_pool(rings, slices):
+    """Every entity's slice of the pool, packed in the order of the slices' offsets.
+
+    rings: list of pool rows (any values); slices: {entity: (offset, capacity)}.
+    Returns (packed rows, {entity: new offset}).
+    """
+    packed, where = [], {}
+    for e, (off, cap) in sorted(slices.items(), key=lambda kv: kv[1][0]):
+        where[e] = len(packed)
+        packed.extend(rings[off:off + cap])
+    return packed, where
