@@ -87,8 +87,7 @@ def run(out, quick: bool = False, seed: int = 2026) -> dict:
     line_sd = vol("ngs")
     line_hl = probes.impulse_response("ngs")["half_life_boards"]
     matched = {"line": ("ngs", "reference (window 2000)")}
-    # bounds bracket the matches (~500 / ~1 400 / ~1 750 boards) without huge rings: a long exponential
-    # keeps 40 half-lives of sessions, and NGS rings have one capacity for every player
+    # bounds bracket the matches (~500 / ~1 400 / ~1 750 boards)
     for shape, lo, hi in (("exponential", 100, 2000), ("rectangle", 300, 6000), ("trapezium", 300, 6000)):
         x = _bisect(lambda x: vol(_variant(shape, x)), line_sd, lo, hi, iters)
         matched[f"{shape}, equal volatility"] = (_variant(shape, x), f"{x:.0f} boards")
