@@ -73,7 +73,7 @@ def kernel_shape(shape: str, window: float, flat: float = 0.0, half_life: float 
     raise ValueError(f"unknown decay shape {shape!r}; choose from {', '.join(SHAPES)}")
 
 
-@kernel
+@kernel(refcount=False)
 def kernel_integral(u, v, knots, alpha, beta, tau):
     """∫_u^v K(b) db (boards)."""
     if v <= u:
@@ -89,14 +89,14 @@ def kernel_integral(u, v, knots, alpha, beta, tau):
     return total
 
 
-@kernel(inline="always")
+@kernel(inline="always", refcount=False)
 def _phys(ent_i, ent, i):
     """Pool row of the entity's logical session i (0 = oldest)."""
     # each entity's ring is its own power-of-two slice of the pool (16, doubled when it fills)
     return ent_i[ent, IOFF] + ((ent_i[ent, IHEAD] + i) & (ent_i[ent, ICAP] - 1))
 
 
-@kernel(inline="always")
+@kernel(inline="always", refcount=False)
 def _cum(ring_f, ent_f, ent_i, ent, i, col, base_col):
     """Cumulative sum up to logical session i (−1 → the base)."""
     if i < 0:
@@ -104,7 +104,7 @@ def _cum(ring_f, ent_f, ent_i, ent, i, col, base_col):
     return ring_f[_phys(ent_i, ent, i), col]
 
 
-@kernel(inline="always")
+@kernel(inline="always", refcount=False)
 def _values(E, x, phi, g, tau, eref):
     """The four cumulative-sum terms of one session."""
     if tau > 0.0:
@@ -115,7 +115,7 @@ def _values(E, x, phi, g, tau, eref):
     return a, b, a * g, b * g
 
 
-@kernel
+@kernel(refcount=False)
 def rebuild_cum(ring_f, ent_f, ent_i, ent, first, tau):
     """Recompute the cumulative sums from logical session ``first`` on."""
     n = ent_i[ent, ICNT]
@@ -129,7 +129,7 @@ def rebuild_cum(ring_f, ent_f, ent_i, ent, first, tau):
         ring_f[p, CD] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CD, BD) + vd
 
 
-@kernel
+@kernel(refcount=False)
 def _search(ring_f, ent_i, ent, n, col, value, use_start):
     """Number of logical sessions whose E is <= value."""
     lo, hi = 0, n
@@ -143,7 +143,7 @@ def _search(ring_f, ent_i, ent, n, col, value, use_start):
     return lo
 
 
-@kernel
+@kernel(refcount=False)
 def weighted_sums(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau):
     """(Σ g·w, Σ w) over the entity's sessions, w = φ ∫ K over the session's ages.
 
@@ -205,7 +205,7 @@ def weighted_sums(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau):
     return sgw, sw
 
 
-@kernel(inline="always")
+@kernel(inline="always", refcount=False)
 def _count_below(ring_f, ent_i, ent, n, value):
     """Number of logical sessions whose start (E − x) is < value."""
     lo, hi = 0, n
@@ -219,7 +219,7 @@ def _count_below(ring_f, ent_i, ent, n, value):
     return lo
 
 
-@kernel
+@kernel(refcount=False)
 def current_grade(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau, pad_boards, real_boards):
     """Weighted mean of the session grades plus the padding at the initial grade.
 
@@ -244,7 +244,7 @@ def current_grade(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau, pad_boards
 
 # --- ring operations ---------------------------------------------------------------
 
-@kernel
+@kernel(refcount=False)
 def add_session(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pid, seq, tau):
     """Insert a session in date-of-play order (late-scored sessions go before newer ones).
 
@@ -288,7 +288,7 @@ def add_session(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pi
     ent_f[ent, EBOARDS] += boards
 
 
-@kernel
+@kernel(refcount=False)
 def _ages_oldest(ring_f, ent_f, ent_i, ent, n, q):
     """Clock distance from T back to the end of the session before logical q = 0 (the oldest's start)."""
     if n == 0:
@@ -297,7 +297,7 @@ def _ages_oldest(ring_f, ent_f, ent_i, ent, n, q):
     return ent_f[ent, ET] - (ring_f[p, RE] - ring_f[p, RX])
 
 
-@kernel
+@kernel(refcount=False)
 def remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau):
     """Remove logical session q (a corrected session), keeping the others' ages consistent."""
     n = ent_i[ent, ICNT]
@@ -322,7 +322,7 @@ def remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau):
     rebuild_cum(ring_f, ent_f, ent_i, ent, q, tau)
 
 
-@kernel
+@kernel(refcount=False)
 def pop_oldest(ring_f, ent_f, ent_i, ent):
     """Drop the oldest session (left the window or the three years)."""
     p = _phys(ent_i, ent, 0)
@@ -333,7 +333,7 @@ def pop_oldest(ring_f, ent_f, ent_i, ent):
     ent_i[ent, ICNT] -= 1
 
 
-@kernel
+@kernel(refcount=False)
 def window_drop(ring_f, ent_f, ent_i, ent, window, tau):
     """Pop sessions whose every board is beyond the window (weight 0; exponential: < e^-40)."""
     T = ent_f[ent, ET]
@@ -420,7 +420,7 @@ def grow_rings(ring_f, ring_i, ent_i, used: int, ents, need):
     return ring_f, ring_i, used
 
 
-@kernel
+@kernel(refcount=False)
 def compact_pool(ring_f, ring_i, ent_i, by_offset):
     """Slide every ring down over the slices left behind, in place; returns the rows in use.
 
@@ -444,7 +444,7 @@ def compact_pool(ring_f, ring_i, ent_i, by_offset):
     return pos
 
 
-@kernel
+@kernel(refcount=False)
 def ring_boards(ent_f, ent):
     """Real boards of the sessions in the ring (kept by add/pop/remove)."""
     return ent_f[ent, EBOARDS]

@@ -25,7 +25,7 @@ from .._jit import kernel
 from ..results import KIND_SWISS_PAIRS, KIND_SWISS_TEAMS
 
 
-@kernel
+@kernel(refcount=False)
 def strength_of_opponents(s, kind, pair_start, pair_players, pair_group, match_start, match_opp, grade, out):
     """SOpp (grade points) of every pair entry of session ``s``, written to ``out[e]``.
 

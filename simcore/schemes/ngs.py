@@ -166,7 +166,7 @@ class NGSState:
 
 # --- the kernel --------------------------------------------------------------------------
 
-@kernel
+@kernel(refcount=False)
 def _evict(ring_f, ring_i, ent_f, ent_i, ent, day, limit_days, window, tau, is_player, pair_count, pair_low):
     """Drop sessions beyond three years or beyond the window; keep RPCF counts in step."""
     limit = 40.0 * tau if tau > 0.0 else window
@@ -183,7 +183,7 @@ def _evict(ring_f, ring_i, ent_f, ent_i, ent, day, limit_days, window, tau, is_p
         pop_oldest(ring_f, ent_f, ent_i, ent)
 
 
-@kernel
+@kernel(refcount=False)
 def _grade_now(ring_f, ring_i, ent_f, ent_i, ent, day, knots, alpha, beta, tau, pr, is_player, pair_count,
                pair_low):
     """Current grade of an entity on ``day`` (expiring old sessions first)."""
@@ -198,13 +198,13 @@ def _grade_now(ring_f, ring_i, ent_f, ent_i, ent, day, knots, alpha, beta, tau, 
  P_KNOWN, P_BUTLER, P_CROSS, P_AGG, P_BOARDS_MODE, P_PART_BOARDS) = range(16)
 
 
-@kernel
+@kernel(refcount=False)
 def _start_entity(ent_f, ent_i, ent, grade0):
     ent_f[ent, EINIT] = grade0
     ent_i[ent, IEVER] = 0
 
 
-@kernel
+@kernel(refcount=False)
 def _apply_kernel(order, day, kind, scoring, winners, event, replaces, pair_start, pair_players, pair_group,
                   pair_boards, pair_score, pair_partnership, match_start, match_opp, ring_f, ring_i, ent_f, ent_i,
                   pair_count, pair_low, member, at_start, explicit, n_players, n_tracked, seq_base, pr, weights,
@@ -380,7 +380,7 @@ def _apply_kernel(order, day, kind, scoring, winners, event, replaces, pair_star
     return order.shape[0]
 
 
-@kernel
+@kernel(refcount=False)
 def _grades_all(ring_f, ring_i, ent_f, ent_i, first, stop, day, knots, alpha, beta, tau, pr, is_player,
                 pair_count, pair_low, out):
     for ent in range(first, stop):
@@ -394,7 +394,7 @@ def _grades_all(ring_f, ring_i, ent_f, ent_i, first, stop, day, knots, alpha, be
         out[ent - first] = g
 
 
-@kernel
+@kernel(refcount=False)
 def _status_all(ent_f, ent_i, n, provisional, mature, out_status, out_boards):
     for p in range(n):
         recent = ring_boards(ent_f, p)
