@@ -354,10 +354,19 @@ def window_drop(ring_f, ent_f, ent_i, ent, window, tau):
 MIN_CAPACITY = 16
 
 
+RESERVE_PER_ENTITY = 128  # pool rows allocated up front per entity (sessions of a regular player's window)
+
+
 def new_pool(n_ent: int):
-    """(ring_f, ring_i, ent_f, ent_i, used) for ``n_ent`` entities with empty rings of MIN_CAPACITY."""
-    ring_f = np.zeros((n_ent * MIN_CAPACITY, N_RF))
-    ring_i = np.zeros((n_ent * MIN_CAPACITY, N_RI), np.int64)
+    """(ring_f, ring_i, ent_f, ent_i, used) for ``n_ent`` entities with empty rings of MIN_CAPACITY.
+
+    The pool is allocated with room for RESERVE_PER_ENTITY sessions an
+    entity: ``np.zeros`` of that size is lazily zeroed by the OS, so rows
+    cost memory only once a ring reaches them, and growing rings rarely
+    need the pool itself reallocated and copied.
+    """
+    ring_f = np.zeros((n_ent * RESERVE_PER_ENTITY, N_RF))
+    ring_i = np.zeros((n_ent * RESERVE_PER_ENTITY, N_RI), np.int64)
     ent_f = np.zeros((n_ent, N_EF))
     ent_f[:, EINIT] = np.nan
     ent_i = np.zeros((n_ent, N_EI), np.int64)
@@ -368,21 +377,29 @@ def new_pool(n_ent: int):
 
 def add_entities(ring_f, ring_i, ent_f, ent_i, used: int, n_new: int):
     """Append ``n_new`` entities with empty rings; returns the grown arrays and pool use."""
-    rf, ri, ef, ei, _ = new_pool(n_new)
-    ei[:, IOFF] += used
-    ring_f, ring_i = _reserve(ring_f, ring_i, used + n_new * MIN_CAPACITY)
+    ef = np.zeros((n_new, N_EF))
+    ef[:, EINIT] = np.nan
+    ei = np.zeros((n_new, N_EI), np.int64)
+    ei[:, IOFF] = used + np.arange(n_new) * MIN_CAPACITY
+    ei[:, ICAP] = MIN_CAPACITY
+    ring_f, ring_i = _reserve(ring_f, ring_i, used + n_new * MIN_CAPACITY, used)
     return ring_f, ring_i, np.concatenate([ent_f, ef]), np.concatenate([ent_i, ei]), used + n_new * MIN_CAPACITY
 
 
-def _reserve(ring_f, ring_i, rows: int):
-    """The pool with room for ``rows`` rows (grown geometrically, so appends are amortised)."""
+def _reserve(ring_f, ring_i, rows: int, used: int | None = None):
+    """The pool with room for ``rows`` rows: doubled when it must grow, so appends are amortised.
+
+    Only the ``used`` rows in use are copied (fresh pages are the cost at
+    national scale, so the pool grows rarely and copies what it must).
+    """
     if rows <= ring_f.shape[0]:
         return ring_f, ring_i
-    n = max(rows, ring_f.shape[0] + ring_f.shape[0] // 2)
+    n = max(rows, 2 * ring_f.shape[0])
+    used = ring_f.shape[0] if used is None else used
     rf = np.zeros((n, N_RF))
     ri = np.zeros((n, N_RI), np.int64)
-    rf[:ring_f.shape[0]] = ring_f
-    ri[:ring_i.shape[0]] = ring_i
+    rf[:used] = ring_f[:used]
+    ri[:used] = ring_i[:used]
     return rf, ri
 
 
@@ -392,7 +409,7 @@ def grow_rings(ring_f, ring_i, ent_i, used: int, ents, need):
     The ring moves to the end of the pool at the next power of two, its
     sessions copied oldest first (head 0).  The slices left behind are
     reclaimed (``compact_pool``, in place) before the pool array would have
-    to grow, so the array stays within about 1.5 x what the rings hold.
+    to grow, so the array stays within about 2.5 x what the rings hold.
     Returns (ring_f, ring_i, used); ``ent_i`` is updated in place.
     """
     ents = np.asarray(ents, np.int64)
@@ -405,8 +422,8 @@ def grow_rings(ring_f, ring_i, ent_i, used: int, ents, need):
     if used + int(new_cap.sum()) > len(ring_f) and used > 1.25 * int(ent_i[:, ICAP].sum()):
         used = compact_pool(ring_f, ring_i, ent_i, np.argsort(ent_i[:, IOFF], kind="stable"))
     new_off = used + np.concatenate([[0], np.cumsum(new_cap)[:-1]])
+    ring_f, ring_i = _reserve(ring_f, ring_i, used + int(new_cap.sum()), used)
     used = used + int(new_cap.sum())
-    ring_f, ring_i = _reserve(ring_f, ring_i, used)
     cnt = ent_i[ents, ICNT]
     owner = np.repeat(np.arange(len(ents)), cnt)
     logical = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
