@@ -468,7 +468,8 @@ class Engine:
             player_member=rep.players.member, player_at_start=rep.players.at_start,
             player_initial_grade=rep.players.initial_grade, club_names=np.array(w.venue_names(), object))
         scored = score_results(results, partnerships=rep.partnerships)
-        played = np.bincount(np.concatenate([results.trav_ns.ravel(), results.trav_ew.ravel()]),
+        # boards played per player: each pair entry's boards, for both its players (E entries, not 4T seats)
+        played = np.bincount(scored.pair_players.ravel(), weights=np.repeat(scored.pair_boards, 2),
                              minlength=w.n_players).astype(np.int64)
         card = None
         if self.card_play:
