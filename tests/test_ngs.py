@@ -194,6 +194,36 @@ def test_compact_pool_matches_reference(seed, n):
     assert {e: int(ent_i[e, decay.IOFF]) for e in range(n)} == want_off
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8))
+def test_move_rings_matches_reference(seed, n):
+    from simcore.schemes import decay
+    rng = np.random.default_rng(seed)
+    caps = 1 << rng.integers(0, 4, n)
+    ent_i = np.zeros((n, decay.N_EI), np.int64)
+    ent_i[:, decay.IOFF] = np.concatenate([[0], np.cumsum(caps)[:-1]])
+    ent_i[:, decay.ICAP] = caps
+    ent_i[:, decay.IHEAD] = rng.integers(0, caps)
+    ent_i[:, decay.ICNT] = rng.integers(0, caps + 1)
+    moved = np.flatnonzero(rng.random(n) < 0.6)
+    new_cap = 2 * caps[moved] * (1 << rng.integers(0, 2, len(moved)))
+    new_off = caps.sum() + np.concatenate([[0], np.cumsum(new_cap)[:-1]]).astype(np.int64)
+    rows_n = int(caps.sum() + new_cap.sum())
+    ring_f = rng.normal(size=(rows_n, decay.N_RF))
+    ring_i = rng.integers(0, 1000, (rows_n, decay.N_RI))
+    before = [tuple(f) + tuple(i) for f, i in zip(ring_f.tolist(), ring_i.tolist())]
+    rings = {e: tuple(int(x) for x in ent_i[e, [decay.IOFF, decay.ICAP, decay.IHEAD, decay.ICNT]]) for e in range(n)}
+    want_rows, want_rings = naive.move_rings(before, rings, {int(e): (int(o), int(c)) for e, o, c in
+                                                             zip(moved, new_off, new_cap)})
+    decay.move_rings(ring_f, ring_i, ent_i, moved.astype(np.int64), new_off, new_cap.astype(np.int64))
+    got = {e: tuple(int(x) for x in ent_i[e, [decay.IOFF, decay.ICAP, decay.IHEAD, decay.ICNT]]) for e in range(n)}
+    assert got == want_rings
+    after = [tuple(f) + tuple(i) for f, i in zip(ring_f.tolist(), ring_i.tolist())]
+    for e, (off, cap, head, cnt) in want_rings.items():  # every live session where the reference puts it
+        for i in range(cnt):
+            assert after[off + (head + i) % cap] == want_rows[off + (head + i) % cap]
+
+
 def test_grow_rings_keeps_every_ring_in_order_and_the_pool_bounded():
     from simcore.schemes import decay
     rng = np.random.default_rng(4)

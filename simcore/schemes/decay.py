@@ -421,20 +421,29 @@ def grow_rings(ring_f, ring_i, ent_i, used: int, ents, need):
     new_cap = np.maximum(MIN_CAPACITY, 1 << np.ceil(np.log2(need)).astype(np.int64))
     if used + int(new_cap.sum()) > len(ring_f) and used > 1.25 * int(ent_i[:, ICAP].sum()):
         used = compact_pool(ring_f, ring_i, ent_i, np.argsort(ent_i[:, IOFF], kind="stable"))
-    new_off = used + np.concatenate([[0], np.cumsum(new_cap)[:-1]])
+    new_off = (used + np.concatenate([[0], np.cumsum(new_cap)[:-1]])).astype(np.int64)
     ring_f, ring_i = _reserve(ring_f, ring_i, used + int(new_cap.sum()), used)
     used = used + int(new_cap.sum())
-    cnt = ent_i[ents, ICNT]
-    owner = np.repeat(np.arange(len(ents)), cnt)
-    logical = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    src = ent_i[ents, IOFF][owner] + ((ent_i[ents, IHEAD][owner] + logical) & (ent_i[ents, ICAP][owner] - 1))
-    dst = new_off[owner] + logical
-    ring_f[dst] = ring_f[src]
-    ring_i[dst] = ring_i[src]
-    ent_i[ents, IOFF] = new_off
-    ent_i[ents, ICAP] = new_cap
-    ent_i[ents, IHEAD] = 0
+    move_rings(ring_f, ring_i, ent_i, ents, new_off, new_cap)
     return ring_f, ring_i, used
+
+
+@kernel(refcount=False)
+def move_rings(ring_f, ring_i, ent_i, ents, new_off, new_cap):
+    """Copy each entity ``ents[k]``'s sessions, oldest first, to rows new_off[k]..; it now owns
+    new_cap[k] rows there, head 0.  The new slices must not overlap any live ring."""
+    for k in range(ents.shape[0]):
+        e = ents[k]
+        for i in range(ent_i[e, ICNT]):
+            src = _phys(ent_i, e, i)
+            dst = new_off[k] + i
+            for c in range(ring_f.shape[1]):
+                ring_f[dst, c] = ring_f[src, c]
+            for c in range(ring_i.shape[1]):
+                ring_i[dst, c] = ring_i[src, c]
+        ent_i[e, IOFF] = new_off[k]
+        ent_i[e, ICAP] = new_cap[k]
+        ent_i[e, IHEAD] = 0
 
 
 @kernel(refcount=False)

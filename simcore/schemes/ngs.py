@@ -469,8 +469,9 @@ class NGS:
             pid = sc.pair_partnership[entries]
             ents.append(state.n_players + pid[pid < state.n_tracked])
         ents = np.concatenate(ents).astype(np.int64)
-        uniq, appearances = np.unique(ents, return_counts=True)
-        need = state.ent_i[uniq, ICNT] + np.minimum(appearances, 64) + 2
+        appearances = np.bincount(ents, minlength=len(state.ent_i))
+        uniq = np.flatnonzero(appearances)
+        need = state.ent_i[uniq, ICNT] + np.minimum(appearances[uniq], 64) + 2
         state.ring_f, state.ring_i, state.pool_used = grow_rings(state.ring_f, state.ring_i, state.ent_i,
                                                                  state.pool_used, uniq, need)
 

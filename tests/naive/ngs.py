@@ -235,3 +235,18 @@ def compact_pool(rings, slices):
         where[e] = len(packed)
         packed.extend(rings[off:off + cap])
     return packed, where
+
+
+def move_rings(rows, rings, moves):
+    """Each moved ring's sessions, oldest first, copied to its new place.
+
+    rows: list of pool rows; rings: {entity: (offset, capacity, head, count)};
+    moves: {entity: (new offset, new capacity)}.  Returns (rows, rings) after.
+    """
+    rows, rings = list(rows), dict(rings)
+    for e, (off2, cap2) in moves.items():
+        off, cap, head, cnt = rings[e]
+        sessions = [rows[off + (head + i) % cap] for i in range(cnt)]
+        rows[off2:off2 + cnt] = sessions
+        rings[e] = (off2, cap2, 0, cnt)
+    return rows, rings
