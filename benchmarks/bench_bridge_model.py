@@ -1,7 +1,7 @@
 """Bridge score model: table draws, board deals, deal-pool construction, card-play records."""
 import numpy as np
 
-from simcore import bridge_model as bm
+from simcore.bridge import model as bm
 
 
 class TableDraws:

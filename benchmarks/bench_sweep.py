@@ -1,7 +1,7 @@
 """Sweep overhead: a LocalCluster sweep of tiny engine points against running them in a loop."""
 import tempfile
 
-from simcore import sweep as sw
+from simcore.engine import sweep as sw
 
 
 def _spec():

@@ -51,7 +51,7 @@ class Report:
         self.parts.append(f"![{caption}]({name})\n\n*{caption}*\n")
 
     def dataset(self, ds, name: str) -> Path:
-        from simcore.run_cli import write_dataset
+        from simcore.cli.run import write_dataset
         path = self.out / name
         write_dataset(ds, path)
         return path

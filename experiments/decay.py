@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore import metrics, probes
+from simcore import metrics
+from simcore.probes import decay as probes
 from simcore.engine import run as run_engine
 
 from ._report import Report, plt

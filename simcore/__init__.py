@@ -22,9 +22,9 @@ __all__ = ["run", "sweep", "__version__"]
 def __getattr__(name):
     # imported on first use, so ``simcore --help`` does not load numba
     if name == "run":
-        from .engine import run
+        from simcore.engine import run
         return run
     if name == "sweep":
-        import importlib
-        return importlib.import_module(".sweep", __name__)  # a callable module: simcore.sweep(spec, out)
+        from simcore.engine.sweep import sweep
+        return sweep
     raise AttributeError(f"module 'simcore' has no attribute {name!r}")

@@ -3,7 +3,7 @@
 ``Results`` is what a duplicate session leaves behind: the sessions, one
 traveller row per table per board (four players and the NS score in bridge
 points), the teams of team sessions and the players.  The simulator produces
-it, the bundle reader (``simcore.bundle``) loads it from CSV, and the scoring
+it, the bundle reader (``simcore.io.bundle``) loads it from CSV, and the scoring
 stage (``simcore.scoring``) turns it into ``ScoredResults`` — the only input
 the grading schemes (``simcore.schemes``) ever see.  Because the engine and
 ``simcore grade`` both go Results → ScoredResults → schemes, a simulation and
@@ -156,7 +156,7 @@ class Results:
         """Assert internal consistency (dtypes, shapes, sort order).
 
         For data built in memory; files are validated, with row-level
-        messages, by ``simcore.bundle``.
+        messages, by ``simcore.io.bundle``.
         """
         S, T, M, P = self.n_sessions, self.n_travellers, len(self.team_session), self.n_players
         for name, n, dtype in _SCHEMA:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
+from simcore._jit import kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

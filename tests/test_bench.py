@@ -2,7 +2,7 @@
 
 import json
 
-from simcore import bench
+from simcore.bench import pipeline as bench
 from simcore.cli import main
 
 

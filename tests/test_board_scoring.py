@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import naive
-from simcore import imps as imps_mod
+from simcore.scoring import imp_scale as imps_mod
 from simcore import scoring
 
 # realistic bridge scores: multiples of 10 with plenty of ties

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import naive
 from naive.rng import SplitMix64
-from simcore import bridge_model as bm
+from simcore.bridge import model as bm
 
 PARAMS = bm.BridgeModelParams()
 POOL_KEY = 0x5EED_0F_B0A7D  # any key: the pool is rebuilt from it in every test session

@@ -4,7 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from results_factory import build, random_session
-from simcore import bundle, scoring
+from simcore import scoring
+from simcore.io import bundle
 
 SESSIONS = ("session,date,club,event_type,scoring,winners,movement\n"
             "S1,2024-03-04,North,club,mp,2,mitchell\n"

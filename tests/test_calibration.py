@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import naive
-from simcore import bridge_model as bm
-from simcore import calibrate
+from simcore.bridge import model as bm
+from simcore.bridge import calibration as calibrate
 
 CI_SEED = 20_260_411          # not one of the tuning seeds
 CI_BOARDS = 40_000            # boards per measurement: every se is below a quarter of its band's half-width
@@ -83,15 +83,16 @@ def test_measure_rejects_small_runs():
 
 
 def test_cli_json_and_table(capsys):
+    from simcore.cli import calibrate as calibrate_cli
     parser = argparse.ArgumentParser()
-    calibrate.add_arguments(parser)
-    assert calibrate.main(parser.parse_args(["--seed", "3", "--boards", "400", "--json"])) == 0
+    calibrate_cli.add_arguments(parser)
+    assert calibrate_cli.main(parser.parse_args(["--seed", "3", "--boards", "400", "--json"])) == 0
     res = json.loads(capsys.readouterr().out)
     for key in ("flatness_mean", "flatness_share_0p9_1p0", "session_sd_24x8", "xrvar",
                 "mp_per_cross_imp_large_field", "mp_per_cross_imp_n9", "mp_per_butler_imp",
                 "strong_field_flatness_ratio", "flatness_histogram", "linearity_slope", "expected_score_by_gap"):
         assert key in res
-    assert calibrate.main(parser.parse_args(["--seed", "3", "--boards", "400"])) == 0
+    assert calibrate_cli.main(parser.parse_args(["--seed", "3", "--boards", "400"])) == 0
     out = capsys.readouterr().out
     assert out.count("PASS") + out.count("FAIL") >= len(calibrate.TARGETS)
     assert "XRvar" in out and "FR18" in out

@@ -3,8 +3,8 @@ import pytest
 import xarray as xr
 
 from simcore import engine
-from simcore.grade import grade_bundle
-from simcore.run_cli import write_dataset
+from simcore.cli.grade import grade_bundle
+from simcore.cli.run import write_dataset
 
 SCHEMES = "ngs,ppi,elo-pairs,imps-lost"
 YEARS = 0.6

@@ -8,7 +8,8 @@ import pytest
 
 import naive
 from handmade import day, handmade
-from simcore import cli, grade
+from simcore import cli
+from simcore.cli import grade
 from simcore.schemes import SCHEMES, params_help
 from simcore.schemes import imps_lost as il
 from simcore.schemes import ppi

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import naive
 from simcore import movements as mv
-from simcore.bridge_model import BridgeModelParams, build_pool, draw_ns_score, field_sigma, deal_board, _vulnerability
+from simcore.bridge.model import BridgeModelParams, build_pool, draw_ns_score, field_sigma, deal_board, _vulnerability
 from simcore.movements import howell, mitchell, online, swiss, teams
 from simcore.results import KIND_HOWELL, KIND_MITCHELL, MIXED
 from simcore.rng import new_stream

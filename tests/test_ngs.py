@@ -24,7 +24,7 @@ def table(n, members=None, at_start=None, explicit=None):
 
 def scored_single(pct, boards=24, n_pairs=12, event=0, day=19000, kind=1):
     """A ScoredResults of one one-winner session: pair 0 = players (0, 1) scores pct %; others average."""
-    from simcore.probes import probe_results
+    from simcore.probes.decay import probe_results
     sc, _ = probe_results([pct], boards=boards, tables=n_pairs // 2)
     sc.event[:] = event
     sc.day[:] = day
@@ -299,7 +299,7 @@ def test_session_with_too_few_known_pairs_is_not_graded():
 
 
 def test_rpcf_pulls_an_exclusive_pair_together():
-    from simcore.probes import probe_results
+    from simcore.probes.decay import probe_results
     # players 0 and 1 always together, starting 10 points apart; pair scores exactly par every session
     sessions = []
     for k in range(60):
@@ -328,7 +328,7 @@ def test_rpcf_pulls_an_exclusive_pair_together():
 
 
 def test_status_codes():
-    from simcore.probes import probe_results
+    from simcore.probes.decay import probe_results
     scheme = ngs.NGS()
     sc, players = probe_results([50.0] * 60, boards=25, tables=6, sessions_per_week=2)
     state = scheme.new_state(players, len(sc.partnership_players))
@@ -377,7 +377,7 @@ def test_late_scored_and_corrected_sessions():
 
 def test_gain_two_gives_full_credit():
     # two players at 50, par 50, score 60 with fresh partners: gain 2 -> session grade 70 (full credit)
-    from simcore.probes import grade_path
+    from simcore.probes.decay import grade_path
     g1 = grade_path("ngs(gain=1,pad_boards=0)", [60.0])[0]
     g2 = grade_path("ngs(gain=2,pad_boards=0)", [60.0])[0]
     assert g1 == pytest.approx(60.0) and g2 == pytest.approx(70.0)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import xarray as xr
 
-from simcore import sweep as sw
+from simcore.engine import sweep as sw
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -101,7 +101,7 @@ def test_out_folder_of_another_sweep_is_refused(tmp_path):
 
 def test_killed_engine_sweep_resumes_to_the_uninterrupted_result(tmp_path):
     """The same, with the real engine as the runner (the default) and a scenario key on the grid."""
-    spec_file = write_sweep(tmp_path / "s.toml", "simcore.sweep:run_point",
+    spec_file = write_sweep(tmp_path / "s.toml", "simcore.engine.sweep:run_point",
                             {"mixing.travel_rate": [0.0, 0.05]}, seeds=2)
     ref = _cli([str(spec_file), "--out", str(tmp_path / "ref"), "--workers", "2", "--no-progress"])
     assert ref.wait(timeout=400) == 0, ref.stderr.read().decode()
@@ -136,4 +136,4 @@ def test_package_level_run_and_sweep(tmp_path):
     finally:
         sys.path.remove(str(HERE))
     assert ds.sizes["point"] == 1 and "grade" in ds
-    assert simcore.sweep.load_spec is sw.load_spec  # still the module
+    assert simcore.sweep is sw.sweep

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..results import (KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_ONLINE, KIND_SWISS_PAIRS,
+from simcore.results import (KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_ONLINE, KIND_SWISS_PAIRS,
                        KIND_SWISS_TEAMS, MIXED, MOVEMENT_KINDS, NS, EW, TEAM_KINDS)
 
 __all__ = ["Schedule", "generate", "schedule_to_travellers", "schedule_to_results", "SUPPORTED",
@@ -238,7 +238,11 @@ def generate(kind: str, n_entrants: int, boards: int, *, seed: int = 0, **option
     Static schedules are memoised and read-only: the same arguments return
     the same object.
     """
-    from . import howell, mitchell, online, swiss, teams
+    from simcore.movements import howell
+    from simcore.movements import mitchell
+    from simcore.movements import online
+    from simcore.movements import swiss
+    from simcore.movements import teams
 
     word = str(kind).strip().lower()
     builders = {"mitchell": mitchell.mitchell, "howell": howell.howell,
@@ -273,14 +277,14 @@ def choose_layout(kind: int, n_entrants: int, target_boards: int, winners: int =
       about target/4 rounds (at most what the field allows).
     * Online: 2 boards a round, target/2 rounds.
     """
-    from ..results import KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_ONLINE
+    from simcore.results import KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_ONLINE
     n, target = int(n_entrants), max(1, int(target_boards))
     if kind == KIND_MITCHELL and n < 8:
         kind = KIND_HOWELL  # under 4 full tables clubs play a Howell
     if kind == KIND_HOWELL and n > 40:
         kind, winners = KIND_MITCHELL, 1  # beyond 20 tables: an arrow-switched Mitchell
     if kind == KIND_MITCHELL:
-        from .mitchell import max_rounds
+        from simcore.movements.mitchell import max_rounds
         T = (n + 1) // 2
         top = max_rounds(T, "skip")
         bpr = max(1, min(36, int(round(target / top))))
@@ -365,7 +369,7 @@ def schedule_to_travellers(schedule: Schedule, players, board_score=None, *, ses
 def schedule_to_results(schedule: Schedule, players, board_score=None, *, day: int = 0, club: int = 0,
                         event: int = 0, scoring: int = 0, n_players: int | None = None):
     """A one-session ``results.Results`` of a Schedule (for tests and small uses)."""
-    from ..results import empty_results
+    from simcore.results import empty_results
 
     trav = schedule_to_travellers(schedule, players, board_score)
     r = empty_results()

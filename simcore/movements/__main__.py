@@ -17,7 +17,13 @@ import time
 
 import numpy as np
 
-from . import SUPPORTED, check_boards, howell, mitchell, online, swiss, teams
+from simcore.movements import SUPPORTED
+from simcore.movements import check_boards
+from simcore.movements import howell
+from simcore.movements import mitchell
+from simcore.movements import online
+from simcore.movements import swiss
+from simcore.movements import teams
 
 
 def _cases(rng):

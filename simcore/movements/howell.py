@@ -54,8 +54,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..results import KIND_HOWELL
-from . import Schedule, check_boards, check_int, make_schedule
+from simcore.results import KIND_HOWELL
+from simcore.movements import Schedule
+from simcore.movements import check_boards
+from simcore.movements import check_int
+from simcore.movements import make_schedule
 
 MIN_TABLES, MAX_TABLES = 3, 20
 MAX_FULL_TABLES = 10

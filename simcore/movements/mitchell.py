@@ -44,8 +44,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..results import KIND_MITCHELL
-from . import Schedule, check_boards, check_int, make_schedule
+from simcore.results import KIND_MITCHELL
+from simcore.movements import Schedule
+from simcore.movements import check_boards
+from simcore.movements import check_int
+from simcore.movements import make_schedule
 
 MIN_TABLES, MAX_TABLES = 3, 30
 EVEN_METHODS = ("skip", "relay")

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import kernel
-from ..results import KIND_ONLINE
-from ..rng import below
-from . import Schedule, check_boards, check_int, make_schedule
+from simcore._jit import kernel
+from simcore.results import KIND_ONLINE
+from simcore.rng import below
+from simcore.movements import Schedule
+from simcore.movements import check_boards
+from simcore.movements import check_int
+from simcore.movements import make_schedule
 
 
 @kernel
@@ -56,7 +59,7 @@ def online_room(n_players: int, boards: int, *, rounds: int, fixed_pairs=0, seed
     (0–1, 2–3, …) and stay together; the rest are seated afresh each round.
     The Schedule's entrants are the pairs formed (``entrant_players``).
     """
-    from ..rng import new_stream
+    from simcore.rng import new_stream
     n_players = check_int("online room players", n_players, 8, 100000)
     boards = check_boards(boards)
     rounds = check_int("online rounds", rounds, 1, 200)

@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import kernel
-from ..imps import victory_points
-from ..results import KIND_SWISS_PAIRS, KIND_SWISS_TEAMS
-from ..rng import below
-from . import Schedule, check_boards, check_int, make_schedule
+from simcore._jit import kernel
+from simcore.scoring.imp_scale import victory_points
+from simcore.results import KIND_SWISS_PAIRS, KIND_SWISS_TEAMS
+from simcore.rng import below
+from simcore.movements import Schedule
+from simcore.movements import check_boards
+from simcore.movements import check_int
+from simcore.movements import make_schedule
 
 MIN_ENTRANTS = 4
 
@@ -131,7 +134,7 @@ def _standings_order(points: np.ndarray) -> np.ndarray:
 
 
 def _swiss(n, boards, rounds, seed, rating, results, teams: bool, scoring: str = "imps") -> Schedule:
-    from ..rng import new_stream
+    from simcore.rng import new_stream
     what = "Swiss teams" if teams else "Swiss pairs"
     n = check_int(f"{what}' number of entrants", n, MIN_ENTRANTS, 400)
     boards = check_boards(boards)

@@ -22,9 +22,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..results import KIND_MULTIPLE_TEAMS
-from . import Schedule, check_boards, check_int, make_schedule
-from .howell import balanced_rounds, full_howell
+from simcore.results import KIND_MULTIPLE_TEAMS
+from simcore.movements import Schedule
+from simcore.movements import check_boards
+from simcore.movements import check_int
+from simcore.movements import make_schedule
+from simcore.movements.howell import balanced_rounds, full_howell
 
 MIN_TEAMS, MAX_TEAMS = 3, 40
 

@@ -36,7 +36,7 @@ import math
 
 import numpy as np
 
-from .._jit import kernel
+from simcore._jit import kernel
 
 SHAPES = ("line", "exponential", "rectangle", "trapezium")
 

@@ -118,8 +118,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._jit import kernel
-from ..results import (KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_SWISS_PAIRS,
+from simcore._jit import kernel
+from simcore.results import (KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_SWISS_PAIRS,
                        KIND_SWISS_TEAMS, MOVEMENT_KINDS, days_to_months)
 
 DAYS_PER_YEAR = 365.25
@@ -877,7 +877,7 @@ def synthetic_pairs(n_sessions: int, tables: int = 13, n_players: int = 400, see
     dense, in order of first appearance); scores are MP % with ties.  For
     benchmarks and smoke tests only; the scoring stage makes real ones.
     """
-    from ..results import ScoredResults  # noqa: PLC0415
+    from simcore.results import ScoredResults  # noqa: PLC0415
 
     rng = np.random.default_rng(seed)
     per = 2 * tables
@@ -925,7 +925,7 @@ def _best(fn, repeats):
 
 def _bench(n_sessions: int = 20000, repeats: int = 5) -> None:
     """Print ns per pair-session of ``apply`` (best of ``repeats``) and the fit time."""
-    from . import PlayerTable  # noqa: PLC0415
+    from simcore.schemes import PlayerTable  # noqa: PLC0415
 
     scored = synthetic_pairs(n_sessions)
     n_players = 400

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import kernel
-from ..results import KIND_SWISS_PAIRS, KIND_SWISS_TEAMS
+from simcore._jit import kernel
+from simcore.results import KIND_SWISS_PAIRS, KIND_SWISS_TEAMS
 
 
 @kernel(refcount=False)

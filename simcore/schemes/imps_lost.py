@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._jit import kernel
-from . import PlayerTable
+from simcore._jit import kernel
+from simcore.schemes import PlayerTable
 
 OUT_COLUMNS = ("rating", "boards_left", "imps_left", "k", "batches")
 """Columns of ``apply_card_play``'s ``out_rows`` (all float64)."""

@@ -64,13 +64,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._jit import kernel
-from ..results import (EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE, SCORING_BUTLER, SCORING_MP)
-from . import PlayerTable
-from .decay import (EINIT, ET, ICAP, IEVER, ICNT, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities,
+from simcore._jit import kernel
+from simcore.results import (EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE, SCORING_BUTLER, SCORING_MP)
+from simcore.schemes import PlayerTable
+from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities,
                     add_session, current_grade, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
                     ring_boards)
-from .field import strength_of_opponents
+from simcore.schemes.field import strength_of_opponents
 
 BANDS = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King",
          "Ace of Clubs", "Ace of Diamonds", "Ace of Hearts", "Ace of Spades")
@@ -588,12 +588,13 @@ def _bench(n_sessions: int = 20000, repeats: int = 3) -> None:
     """Print NGS cost per player-session on 13-table two-winner sessions (24 boards)."""
     import time
 
-    from .elo_pairs import synthetic_pairs
+    from simcore.schemes.elo_pairs import synthetic_pairs
     sc = synthetic_pairs(n_sessions, tables=13, n_players=400)
     P = int(sc.pair_players.max()) + 1
     players = PlayerTable(np.ones(P, bool), np.ones(P, bool), np.full(P, np.nan))
     for label in ("ngs", "ngs(decay=exponential)", "ngs(decay=trapezium,flat=1000)"):
-        from . import make_scheme, parse_variant
+        from simcore.schemes import make_scheme
+        from simcore.schemes import parse_variant
         scheme = make_scheme(*parse_variant(label))
         best = np.inf
         for _ in range(repeats):

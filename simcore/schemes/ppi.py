@@ -44,9 +44,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._jit import kernel
-from ..results import SCORING_MP, days_to_months
-from . import PlayerTable
+from simcore._jit import kernel
+from simcore.results import SCORING_MP, days_to_months
+from simcore.schemes import PlayerTable
 
 BANDS = ("club", "diamond", "heart", "spade")
 """Suit-symbol band words; code = index (``PPIScheme.extras()["band"]``)."""
@@ -436,7 +436,7 @@ SCHEME = PPIScheme
 
 def _synthetic(n_players=2000, n_sessions=1000, tables=13, rounds=8, boards_per_round=3, seed=1):
     """A ScoredResults of Mitchell-like MP sessions with random players and MP %."""
-    from ..results import ScoredResults
+    from simcore.results import ScoredResults
     rng = np.random.default_rng(seed)
     pairs = 2 * tables
     boards = rounds * boards_per_round

@@ -1,4 +1,4 @@
-"""Reference bridge score model (simcore.bridge_model) and calibration kernels (simcore.calibrate).
+"""Reference bridge score model (simcore.bridge.model) and calibration kernels (simcore.bridge.calibration).
 
 Plain Python, written from the rules in the module docstrings.  The random
 streams are the reference SplitMix64, so the same key gives the same draws as
@@ -308,7 +308,7 @@ def play_board(scores, thresholds, code, ns, ew, alpha, sigma, rs):
 
 
 def play_boards(scores, thresholds, n_deals, ns, ew, alpha, sigma, key, n_boards):
-    """simcore.bridge_model._play_boards: board b (number b + 1) from stream (key, b, 0)."""
+    """simcore.bridge.model._play_boards: board b (number b + 1) from stream (key, b, 0)."""
     out = []
     for b in range(n_boards):
         rs = SplitMix64(key, b, 0)
@@ -335,7 +335,7 @@ def mitchell_layout(tables, boards_per_round):
 
 
 def play_mitchell(scores, thresholds, codes, boards_per_round, ns, ew, alpha, sigma, key, session):
-    """(ns_scores[b][t], ew_pair[b][t], ns_pct, ew_pct) of simcore.bridge_model._play_mitchell."""
+    """(ns_scores[b][t], ew_pair[b][t], ns_pct, ew_pct) of simcore.bridge.model._play_mitchell."""
     T = len(ns)
     nb = len(codes)
     seat = {}
@@ -420,11 +420,11 @@ def draw_imps_lost(t, boards, base, slope, floor, dummy_share, rs):
     return total, played
 
 
-# --- calibration kernels (simcore.calibrate) -----------------------------------------
+# --- calibration kernels (simcore.bridge.calibration) -----------------------------------------
 
 
 def field_boards(scores, thresholds, n_tables, field_mean, field_sd, alpha, sigma, trim, key):
-    """Per board [F, MPPvar, Xvar, Butler var] as simcore.calibrate._field_boards."""
+    """Per board [F, MPPvar, Xvar, Butler var] as simcore.bridge.calibration._field_boards."""
     out = []
     for b, n in enumerate(n_tables):
         rs = SplitMix64(key, b, 0)
@@ -444,7 +444,7 @@ def field_boards(scores, thresholds, n_tables, field_mean, field_sd, alpha, sigm
 
 
 def gap_boards(scores, thresholds, n, gaps, alpha, sigma, key, n_boards):
-    """Per board and gap: the target pair's MP % as simcore.calibrate._gap_boards."""
+    """Per board and gap: the target pair's MP % as simcore.bridge.calibration._gap_boards."""
     out = []
     for b in range(n_boards):
         rs = SplitMix64(key, b, 0)

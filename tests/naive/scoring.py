@@ -1,4 +1,4 @@
-"""Reference IMP/VP scales and board scoring (simcore.imps, simcore.scoring)."""
+"""Reference IMP/VP scales and board scoring (simcore.scoring.imp_scale, simcore.scoring)."""
 
 import math
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
-from .bridge_model import _vulnerability, deal_board, draw_imps_lost, draw_ns_score, field_sigma
-from .imps import imps, victory_points
-from .movements.swiss import swiss_first_round, swiss_pair_round
-from .rng import normal, seed_stream
-from .scoring import board_butler, board_matchpoints
+from simcore._jit import kernel
+from simcore.bridge.model import _vulnerability, deal_board, draw_imps_lost, draw_ns_score, field_sigma
+from simcore.scoring.imp_scale import imps, victory_points
+from simcore.movements.swiss import swiss_first_round, swiss_pair_round
+from simcore.rng import normal, seed_stream
+from simcore.scoring import board_butler, board_matchpoints
 
 _PLAY_SALT = 7  # stream label of session play (the world uses 0..3 per week)
 

@@ -152,9 +152,9 @@ Each field's metadata holds its help text and bounds; a bad value raises a
 ValueError naming the field and the value.  The defaults were tuned with
 ``simcore calibrate`` (seeds 101, 202, 303 and others; never the seeds the
 tests use) to the EBU variability study (seed 001, FR18): see
-``simcore.calibrate`` for the figures and how each is measured.
+``simcore.bridge.calibration`` for the figures and how each is measured.
 
-Speed (``python -m simcore.bridge_model``; one core here): a table draw
+Speed (``python -m simcore.bridge.model``; one core here): a table draw
 about 10 ns per table-board, ``deal_board`` about 4 ns plus one cache miss
 per board, the pool about 3 us per deal, a card-play record about 130 ns
 per player-session.
@@ -170,10 +170,10 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from . import rng
-from ._jit import kernel
-from .rng import normal_quantile, seed_stream, uniform
-from .scoring import board_matchpoints
+from simcore import rng
+from simcore._jit import kernel
+from simcore.rng import normal_quantile, seed_stream, uniform
+from simcore.scoring import board_matchpoints
 
 # --- contracts and duplicate scoring ---------------------------------------
 
@@ -1129,7 +1129,7 @@ def throughput(params: BridgeModelParams | None = None, repeat: int = 5) -> dict
 
 def _main() -> int:
     res = throughput()
-    print("simcore.bridge_model throughput (one core, best of 5, compiled):")
+    print("simcore.bridge.model throughput (one core, best of 5, compiled):")
     for k, v in res.items():
         print(f"  {k:<45} {v:8.1f} ns")
     return 0

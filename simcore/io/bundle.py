@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .results import EVENT_TYPES, SCORINGS, TEAM_KINDS, Results, movement_kind
+from simcore.results import EVENT_TYPES, SCORINGS, TEAM_KINDS, Results, movement_kind
 
 SESSION_COLUMNS = ("session", "date", "club", "event_type", "scoring", "winners", "movement")
 SESSION_OPTIONAL = ("scored_on", "replaces")

@@ -2,7 +2,7 @@
 
 A scenario is a TOML file with the structure of the dataclasses below; every
 field has a documented default, so a scenario names only what differs.
-``load_scenario(name_or_path)`` reads a built-in (``simcore/scenarios/``) or
+``load_scenario(name_or_path)`` reads a built-in (``simcore/scenario/builtin/``) or
 a file and validates it: an unknown key, a wrong type, an out-of-range
 number or an unknown word is an error naming the key path (for example
 ``clubs[2].sessions[0].weekday``), the bad value and what is allowed.
@@ -35,7 +35,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .results import EVENT_TYPES, MOVEMENT_KINDS, SCORINGS
+from simcore.results import EVENT_TYPES, MOVEMENT_KINDS, SCORINGS
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -353,7 +353,7 @@ def with_overrides(sc: Scenario, overrides: dict[str, Any]) -> Scenario:
 # --- built-ins and files ------------------------------------------------------------
 
 def _builtin_dir():
-    return resources.files("simcore") / "scenarios"
+    return resources.files("simcore.scenario") / "builtin"
 
 
 def list_scenarios() -> dict[str, str]:
@@ -399,20 +399,3 @@ def load_scenario(name_or_path: str | Path | Scenario) -> Scenario:
         return scenario_from_dict(data)
     except ValueError as exc:
         raise ValueError(f"{source}: {exc}") from None
-
-
-# --- command line -------------------------------------------------------------------
-
-def add_arguments(parser) -> None:
-    parser.add_argument("name", nargs="?", help="print this built-in scenario's TOML")
-
-
-def main(args) -> int:
-    if args.name:
-        print(scenario_text(args.name), end="")
-        return 0
-    rows = list_scenarios()
-    width = max(map(len, rows))
-    for name, text in rows.items():
-        print(f"{name:<{width}}  {text}")
-    return 0

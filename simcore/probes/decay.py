@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .results import KIND_HOWELL, SCORING_MP, ScoredResults, days_to_months
-from .schemes import PlayerTable, make_scheme, parse_variant
+from simcore.results import KIND_HOWELL, SCORING_MP, ScoredResults, days_to_months
+from simcore.schemes import PlayerTable, make_scheme, parse_variant
 
 PROBE = 0  # the probe player's id
 EPOCH = 18262  # 2020-01-01

@@ -189,7 +189,7 @@ def _groups(ds: xr.Dataset, by: str):
     if by == "status":
         if "ngs_status" not in ds:
             raise ValueError("accuracy_by(by='status') needs an NGS variant in the run (the ngs_status extra)")
-        from .schemes.ngs import STATUS
+        from simcore.schemes.ngs import STATUS
         return ds["ngs_status"].fillna(-1).astype(np.int64), list(STATUS)
     raise ValueError(f"accuracy_by: by={by!r}: choose club, activity, status or partnership")
 

@@ -43,10 +43,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._jit import kernel
-from .results import KIND_ONLINE, MOVEMENT_KINDS, SCORINGS, EVENT_TYPES, TEAM_KINDS
-from .rng import below, derive, seed_stream, uniform
-from .scenario import WEEKDAYS, Scenario, _date
+from simcore._jit import kernel
+from simcore.results import KIND_ONLINE, MOVEMENT_KINDS, SCORINGS, EVENT_TYPES, TEAM_KINDS
+from simcore.rng import below, derive, seed_stream, uniform
+from simcore.scenario import WEEKDAYS, Scenario, _date
 
 PICKUP, REGULAR, NEAR_EXCLUSIVE, GUEST_PAIR, ONLINE_SINGLE = 0, 1, 2, 3, 4
 PARTNERSHIP_TYPES = ("pickup", "regular", "near_exclusive", "guest", "online_single")

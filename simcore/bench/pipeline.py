@@ -35,7 +35,7 @@ import subprocess
 import sys
 import time
 
-from .engine import ALL_SCHEMES, Engine
+from simcore.engine import ALL_SCHEMES, Engine
 
 WORKLOAD = {"scenario": "default", "years": 2.0, "replicates": 2, "seed": 2026}
 PYTHON_SLICE = {"scenario": "default", "years": 6 / 52, "replicates": 1, "seed": 2026}
@@ -69,7 +69,7 @@ def _python_slice() -> None:
 
 def time_python() -> dict:
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    proc = subprocess.run([sys.executable, "-c", "from simcore.bench import _python_slice; _python_slice()"],
+    proc = subprocess.run([sys.executable, "-c", "from simcore.bench.pipeline import _python_slice; _python_slice()"],
                           env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"the plain-Python reference run failed:\n{proc.stderr[-2000:]}")
@@ -95,54 +95,3 @@ def linearity(threads: int) -> list[dict]:
                      "players": int(engine.scenario.n_club_members), "player_boards": int(engine.player_boards),
                      "wall_seconds": wall, "ns_per_player_board": wall / engine.player_boards * 1e9})
     return rows
-
-
-def add_arguments(p) -> None:
-    p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="worker threads (default: all cores)")
-    p.add_argument("--repeats", type=int, default=3, help="timed runs; the median is reported (default 3)")
-    p.add_argument("--scaling", action="store_true", help="also time 1 thread and report the speed-up")
-    p.add_argument("--linearity", action="store_true",
-                   help="also time runs of 1-4 years, 1-4 replicates and the national scenario (cost per player-board)")
-    p.add_argument("--no-python", action="store_true", help="skip the plain-Python reference")
-    p.add_argument("--json", action="store_true", help="print one JSON object (keys in the module doc)")
-
-
-def main(args) -> int:
-    if args.threads < 1 or args.repeats < 1:
-        raise ValueError(f"--threads and --repeats must be at least 1 (got {args.threads}, {args.repeats})")
-    fast = time_pipeline(args.threads, args.repeats)
-    out = {"player_boards_per_s": fast["player_boards_per_s"], "ns_per_player_board": fast["ns_per_player_board"],
-           "threads": args.threads, "schemes": list(ALL_SCHEMES), "player_boards": fast["player_boards"],
-           "wall_seconds": fast["wall_seconds"], "workload": WORKLOAD}
-    if args.scaling:
-        one = time_pipeline(1, args.repeats)
-        out["ns_per_player_board_1_thread"] = one["ns_per_player_board"]
-        out["speedup"] = one["ns_per_player_board"] / fast["ns_per_player_board"]
-    if not args.no_python:
-        py = time_python()
-        out["python_ns_per_player_board"] = py["ns_per_player_board"]
-        out["python_player_boards"] = py["player_boards"]
-        out["ratio_vs_python"] = py["ns_per_player_board"] / fast["ns_per_player_board"]
-    if args.linearity:
-        out["linearity"] = linearity(args.threads)
-    if args.json:
-        print(json.dumps(out, indent=2))
-        return 0
-    print(f"pipeline ({', '.join(ALL_SCHEMES)}) on {WORKLOAD['scenario']}, {WORKLOAD['replicates']} replicates x "
-          f"{WORKLOAD['years']:g} years: {fast['player_boards'] / 1e6:.2f} M player-boards")
-    print(f"  {args.threads} thread(s): {fast['ns_per_player_board']:.1f} ns per player-board, "
-          f"{fast['player_boards_per_s'] / 1e6:.2f} M player-boards/s (median of {args.repeats})")
-    if args.scaling:
-        print(f"  1 thread:   {out['ns_per_player_board_1_thread']:.1f} ns per player-board; "
-              f"speed-up {out['speedup']:.2f}x")
-    if not args.no_python:
-        print(f"  plain Python (NUMBA_DISABLE_JIT=1, {out['python_player_boards']} player-boards): "
-              f"{out['python_ns_per_player_board']:.0f} ns per player-board; "
-              f"numba is {out['ratio_vs_python']:.0f}x faster")
-    if args.linearity:
-        print("\ncost against players x years x replicates:")
-        for r in out["linearity"]:
-            print(f"  {r['scenario']:9s} {r['players']:6d} members {r['years']:5.2f} y x {r['replicates']} rep: "
-                  f"{r['player_boards'] / 1e6:7.1f} M player-boards in {r['wall_seconds']:6.2f} s = "
-                  f"{r['ns_per_player_board']:5.0f} ns each")
-    return 0

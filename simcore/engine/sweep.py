@@ -1,6 +1,6 @@
 """Sweeps: a grid of scenario × parameter × seed points run as dask tasks.
 
-``simcore sweep SWEEP.toml`` (or ``simcore.sweep.sweep(spec, out)``) expands
+``simcore sweep SWEEP.toml`` (or ``simcore.engine.sweep.sweep(spec, out)``) expands
 a sweep file into points, runs every point as one dask task (one engine run
 grading all the requested scheme variants on the same simulated results),
 and writes each finished point to ``OUT/points/<point>.nc`` the moment it
@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from .cli import UsageError
+from simcore.errors import UsageError
 
 _TOP_KEYS = {"name", "scenario", "schemes", "years", "replicates", "seed", "seeds", "grid",
              "snapshot", "runner"}
@@ -83,7 +83,7 @@ class SweepSpec:
     seeds: int = 1
     grid: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     snapshot: str | None = None
-    runner: str = "simcore.sweep:run_point"
+    runner: str = "simcore.engine.sweep:run_point"
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
@@ -126,11 +126,11 @@ def spec_from_dict(d: dict, source: str = "sweep") -> SweepSpec:
         _fail(source, "scenario", d["scenario"], "give a built-in scenario name or a path")
     schemes = d["schemes"]
     if isinstance(schemes, str):
-        from .schemes import split_variants
+        from simcore.schemes import split_variants
         schemes = split_variants(schemes)
     if not isinstance(schemes, list) or not schemes or not all(isinstance(s, str) for s in schemes):
         _fail(source, "schemes", d["schemes"], "give a non-empty list of scheme variants")
-    from .schemes import parse_variant
+    from simcore.schemes import parse_variant
     for s in schemes:
         parse_variant(s)  # raises naming the bad variant
     years = d.get("years", 3.0)
@@ -153,7 +153,7 @@ def spec_from_dict(d: dict, source: str = "sweep") -> SweepSpec:
         if len(set(map(repr, v))) != len(v):
             _fail(source, f"grid.{k!r}", v, "values must be distinct")
         grid_items.append((k, tuple(v)))
-    runner = d.get("runner", "simcore.sweep:run_point")
+    runner = d.get("runner", "simcore.engine.sweep:run_point")
     if not isinstance(runner, str) or ":" not in runner:
         _fail(source, "runner", runner, "give 'module:function'")
     return SweepSpec(name=d["name"], scenario=d["scenario"], schemes=tuple(schemes),
@@ -197,8 +197,8 @@ def expand(spec: SweepSpec) -> list[Point]:
 
 def run_point(spec: dict, point: dict):
     """Default runner: one engine run of the sweep's scenario at this point."""
-    from . import engine
-    from .scenario import load_scenario, with_overrides
+    from simcore import engine
+    from simcore.scenario import load_scenario, with_overrides
     scenario = with_overrides(load_scenario(spec["scenario"]), point["values"])
     return engine.run(scenario, schemes=spec["schemes"], replicates=spec["replicates"],
                       years=spec["years"], seed=point["seed"], snapshot=spec["snapshot"],
@@ -340,40 +340,3 @@ def sweep(spec: SweepSpec, out: str | os.PathLike, *, scheduler: str | None = No
     combined = combine(out, points, spec)
     _write_atomic(combined, out / "combined.nc")
     return combined
-
-
-# --- command line -------------------------------------------------------------
-
-def add_arguments(parser) -> None:
-    parser.add_argument("sweep_file", metavar="SWEEP.toml", help="the sweep description")
-    parser.add_argument("--out", default=None,
-                        help="output folder (default: sweep-<name>); rerun with the same folder to resume")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="address of a running dask.distributed scheduler (default: a local cluster)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="worker processes of the local cluster (default: one per core)")
-    parser.add_argument("--retries", type=int, default=1, help="retries of a failing point (default 1)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def main(args) -> int:
-    spec = load_spec(args.sweep_file)
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers {args.workers}: give at least 1")
-    if args.retries < 0:
-        raise UsageError(f"--retries {args.retries}: give 0 or more")
-    out = Path(args.out or f"sweep-{spec.name}")
-    combined = sweep(spec, out, scheduler=args.scheduler, workers=args.workers,
-                     retries=args.retries, progress=not args.no_progress)
-    print(f"{combined.sizes['point']} points combined into {out / 'combined.nc'}")
-    return 0
-
-
-class _CallableModule(type(sys)):
-    """Lets ``simcore.sweep(spec, out)`` call ``sweep`` while ``simcore.sweep`` stays this module."""
-
-    def __call__(self, *args, **kwargs):
-        return sweep(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

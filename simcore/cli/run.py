@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from .cli import UsageError
+from simcore.cli import UsageError
 
 DEFAULT_SCHEMES = "ngs,ppi,elo-pairs,imps-lost"
 
@@ -56,7 +56,7 @@ def add_arguments(parser) -> None:
 
 def _available_schemes(text: str) -> str:
     """The default list less schemes missing from this build (with a warning)."""
-    from .schemes import scheme_module
+    from simcore.schemes import scheme_module
     keep = []
     for name in text.split(","):
         try:
@@ -68,9 +68,9 @@ def _available_schemes(text: str) -> str:
 
 
 def main(args) -> int:
-    from . import metrics
-    from .engine import Engine
-    from .scenario import load_scenario
+    from simcore import metrics
+    from simcore.engine import Engine
+    from simcore.scenario import load_scenario
     if args.replicates < 1:
         raise UsageError(f"--replicates {args.replicates}: give at least 1")
     if args.seed < 0:
@@ -139,7 +139,7 @@ def figures(ds, outdir: Path) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from .metrics import club_bias, graded_mask
+    from simcore.metrics import club_bias, graded_mask
     last = ds.isel(time=-1, replicate=0)
     mask = graded_mask(last)
     V = ds.sizes["scheme"]

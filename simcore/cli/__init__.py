@@ -1,4 +1,4 @@
-"""The ``simcore`` command line: one subcommand per module.
+"""The ``simcore`` command line: one subcommand per module of this package.
 
 Each subcommand lives in the module named below, which provides
 ``add_arguments(parser)`` and ``main(args) -> int``.  Modules are imported
@@ -11,19 +11,19 @@ import argparse
 import importlib
 import sys
 
+from simcore.errors import UsageError  # noqa: F401  (re-exported: commands raise it)
+
 SUBCOMMANDS = {
-    "run": ("simcore.run_cli", "simulate a scenario and grade it under every scheme (the main job)"),
-    "scenarios": ("simcore.scenario", "list the built-in scenarios"),
-    "grade": ("simcore.grade", "replay a results bundle through one scheme"),
-    "calibrate": ("simcore.calibrate", "check the bridge model against the EBU variability study"),
-    "experiment": ("simcore.experiment_cli", "run one of the studies in experiments/"),
-    "sweep": ("simcore.sweep", "run a grid of scenario x scheme-variant x seed points on dask"),
-    "bench": ("simcore.bench", "print the pipeline throughput on a fixed workload"),
+    "run": ("simcore.cli.run", "simulate a scenario and grade it under every scheme (the main job)"),
+    "scenarios": ("simcore.cli.scenarios", "list the built-in scenarios"),
+    "grade": ("simcore.cli.grade", "replay a results bundle through one scheme"),
+    "calibrate": ("simcore.cli.calibrate", "check the bridge model against the EBU variability study"),
+    "experiment": ("simcore.cli.experiment", "run one of the studies in experiments/"),
+    "sweep": ("simcore.cli.sweep", "run a grid of scenario x scheme-variant x seed points on dask"),
+    "bench": ("simcore.cli.bench", "print the pipeline throughput on a fixed workload"),
 }
 
 
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit status 2."""
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .schemes import make_scheme, params_help, parse_variant, scheme_names
+from simcore.schemes import make_scheme, params_help, parse_variant, scheme_names
 
 SESSION_COLUMNS = ("session", "date", "player", "grade")
 CARD_PLAY_COLUMNS = ("player", "date", "rating", "boards_left", "imps_left", "k", "batches")
@@ -137,7 +137,7 @@ def grade_results(results, scored, scheme, label: str = "the results"):
     state after the last session.
     """
     scheme = as_scheme(scheme)
-    from .schemes import PlayerTable
+    from simcore.schemes import PlayerTable
     state = scheme.new_state(PlayerTable.from_results(results), _n_partnerships(scored))
     out = np.full((len(scored.pair_players), 2), np.nan)
     scheme.apply(state, scored, out)
@@ -170,13 +170,13 @@ def grade_card_play(table, scheme) -> dict[str, np.ndarray]:
     or days since 1970-01-01), ``boards`` and ``imps_lost``, one entry per
     record in input order.  Returns the ``CARD_PLAY_COLUMNS`` table.
     """
-    from .schemes.imps_lost import CardPlay
+    from simcore.schemes.imps_lost import CardPlay
     scheme = as_scheme(scheme)
     names = np.asarray(table["player"], object)
     uniq, player = np.unique(names.astype(str), return_inverse=True)
     dates = np.asarray(table["date"])
     days = dates if dates.dtype.kind in "iu" else _days(dates)
-    from .schemes import PlayerTable
+    from simcore.schemes import PlayerTable
     P = len(uniq)
     state = scheme.new_state(PlayerTable(np.ones(P, bool), np.ones(P, bool), np.full(P, np.nan)))
     out = np.empty((len(names), 5))
@@ -258,7 +258,7 @@ def _days(dates) -> np.ndarray:
 
 
 def _scoring_word(code) -> str:
-    from .results import SCORINGS
+    from simcore.results import SCORINGS
     return SCORINGS[int(code)] if 0 <= int(code) < len(SCORINGS) else str(code)
 
 
@@ -283,7 +283,7 @@ def _needed(module: str, name: str):
 def _read_bundle(path: Path):
     if not path.is_dir():
         raise FileNotFoundError(f"results bundle {str(path)!r} is not a folder")
-    return _needed("simcore.bundle", "read_bundle")(path)
+    return _needed("simcore.io.bundle", "read_bundle")(path)
 
 
 def _read_card_play(path: Path):
@@ -292,7 +292,7 @@ def _read_card_play(path: Path):
     if not (path / "card_play.csv").is_file():
         raise ValueError(f"bundle {str(path)!r} has no card_play.csv; imps-lost grades card-play records "
                          "(player,date,boards,imps_lost)")
-    return _needed("simcore.bundle", "read_card_play")(path)
+    return _needed("simcore.io.bundle", "read_card_play")(path)
 
 
 def _score(results):

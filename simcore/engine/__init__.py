@@ -36,18 +36,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import __version__
-from .bridge_model import BridgeModelParams, build_pool
-from .movements import choose_layout, layout_schedule
-from .movements.online import online_seat_round
-from .play import play_sessions, play_swiss_sessions
-from .results import (KIND_MULTIPLE_TEAMS, KIND_ONLINE, KIND_SWISS_PAIRS, KIND_SWISS_TEAMS, MOVEMENT_KINDS,
+from simcore import __version__
+from simcore.bridge.model import BridgeModelParams, build_pool
+from simcore.movements import choose_layout, layout_schedule
+from simcore.movements.online import online_seat_round
+from simcore.simulate.play import play_sessions, play_swiss_sessions
+from simcore.results import (KIND_MULTIPLE_TEAMS, KIND_ONLINE, KIND_SWISS_PAIRS, KIND_SWISS_TEAMS, MOVEMENT_KINDS,
                       Results, days_to_months)
-from .rng import child_key, replicate_keys
-from .scenario import Scenario, load_scenario, scenario_to_json, with_overrides
-from .schemes import PlayerTable, make_scheme, parse_variant, split_variants, variant_label
-from .scoring import PartnershipTable, score_results
-from .world import PARTNERSHIP_TYPES, World, active_on, build_world, plan_sessions, strength_on
+from simcore.rng import child_key, replicate_keys
+from simcore.scenario import Scenario, load_scenario, scenario_to_json, with_overrides
+from simcore.schemes import PlayerTable, make_scheme, parse_variant, split_variants, variant_label
+from simcore.scoring import PartnershipTable, score_results
+from simcore.world import PARTNERSHIP_TYPES, World, active_on, build_world, plan_sessions, strength_on
 
 ALL_SCHEMES = ("ngs", "ppi", "elo-pairs", "imps-lost")
 CARD_PLAY_SCHEMES = ("imps-lost",)
@@ -283,7 +283,7 @@ def seat_session(plan, s: int, key, session_index: int) -> _Seating:
 
 def _seat_online(a, b, bonus, boards, bpr, key, session_index) -> _Seating:
     """The online room: partners and tables drawn afresh each round (``online_seat_round``)."""
-    from .rng import new_stream
+    from simcore.rng import new_stream
     st = new_stream(np.uint64(key), 0x0717E, int(session_index))
     fixed = b >= 0
     fa, fb = a[fixed].astype(np.int64), b[fixed].astype(np.int64)
@@ -473,7 +473,7 @@ class Engine:
                              minlength=w.n_players).astype(np.int64)
         card = None
         if self.card_play:
-            from .schemes.imps_lost import CardPlay
+            from simcore.schemes.imps_lost import CardPlay
             who = np.flatnonzero(rep.card_boards > 0).astype(np.int32)
             day = w.start_day + 7 * stop_week - 1
             card = CardPlay(who, np.full(len(who), day, np.int32), rep.card_boards[who].astype(np.int32),
@@ -504,7 +504,7 @@ class Engine:
         rep.states[v.label] = state
         stats = None
         if self.session_stats:
-            from .metrics import fr18_chunk
+            from simcore.metrics import fr18_chunk
             before = v.scheme.grades(state, chunk.first_day)
             stats = fr18_chunk(chunk.results, chunk.scored, before, chunk.true_pair)
         tracing = self.trace and rep.index == 0
@@ -636,7 +636,7 @@ class Engine:
         return {k: np.asarray(v) for k, v in cols.items()}
 
     def _write_bundle(self, rep: _Replicate) -> None:
-        from .bundle import write_bundle, write_card_play
+        from simcore.io.bundle import write_bundle, write_card_play
         parts = rep.bundle_parts
         offs = np.cumsum([0] + [p.n_sessions for p in parts])
         cat = lambda f: np.concatenate([getattr(p, f) for p in parts])  # noqa: E731

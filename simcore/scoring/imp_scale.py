@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
+from simcore._jit import kernel
 
 IMP_BAND_LOWER_EDGES = np.array(
     [20, 50, 90, 130, 170, 220, 270, 320, 370, 430, 500, 600, 750, 900, 1100, 1300, 1500,

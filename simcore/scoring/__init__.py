@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
-from .imps import imps
+from simcore._jit import kernel
+from simcore.scoring.imp_scale import imps
 
 
 @kernel
@@ -125,7 +125,7 @@ def board_aggregate(ns_scores, out):
 # Partnership ids come from a ``PartnershipTable`` that persists across
 # calls, so the engine can score one chunk of the calendar at a time.
 
-from .results import (EW, KIND_SWISS_PAIRS, MATCH_KINDS, MIXED, NS, SCORING_AGGREGATE,  # noqa: E402
+from simcore.results import (EW, KIND_SWISS_PAIRS, MATCH_KINDS, MIXED, NS, SCORING_AGGREGATE,  # noqa: E402
                       SCORING_BUTLER, SCORING_CROSS_IMPS, SCORING_MP, SCORING_TEAMS_IMPS, TEAM_KINDS,
                       ScoredResults, days_to_months)
 

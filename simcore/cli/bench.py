@@ -1,0 +1,85 @@
+"""Pipeline throughput on a fixed mid-size workload.
+
+  simcore bench [--threads N] [--repeats K] [--json]
+
+The workload is the whole pipeline — world planning, movements, the bridge
+score model, scoring and all four schemes — on the built-in ``default``
+scenario (about 1 300 players), 2 replicates of 2 simulated years, graded
+under ngs, ppi, elo-pairs and imps-lost.  Kernels are compiled (or loaded
+from numba's cache) by a short warm-up run first, so the figures exclude
+compilation.  The median of ``--repeats`` timed runs is reported.
+
+The plain-Python reference is the same code with numba switched off
+(``NUMBA_DISABLE_JIT=1``, in a subprocess): every kernel runs as the Python
+it is written in, on a small slice of the same workload (1 replicate, 6
+weeks, 1 thread).  ``ratio_vs_python`` compares the two per player-board,
+measured in the same run.
+
+JSON keys: ``player_boards_per_s``, ``ns_per_player_board`` (wall time per
+player-board with ``threads`` threads), ``threads``, ``schemes``,
+``player_boards``, ``wall_seconds``, ``python_ns_per_player_board``,
+``python_player_boards``, ``ratio_vs_python``; with ``--scaling`` also
+``ns_per_player_board_1_thread`` and ``speedup`` (1 thread / ``threads``);
+with ``--linearity`` a list ``linearity`` of runs of 1, 2 and 4 years, 1, 2
+and 4 replicates and the national scenario, each with ``player_boards``,
+``wall_seconds`` and ``ns_per_player_board`` — the cost per player-board
+stays flat if the cost is linear in players x years x replicates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from simcore.bench.pipeline import ALL_SCHEMES, WORKLOAD, linearity, time_pipeline, time_python
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="worker threads (default: all cores)")
+    p.add_argument("--repeats", type=int, default=3, help="timed runs; the median is reported (default 3)")
+    p.add_argument("--scaling", action="store_true", help="also time 1 thread and report the speed-up")
+    p.add_argument("--linearity", action="store_true",
+                   help="also time runs of 1-4 years, 1-4 replicates and the national scenario (cost per player-board)")
+    p.add_argument("--no-python", action="store_true", help="skip the plain-Python reference")
+    p.add_argument("--json", action="store_true", help="print one JSON object (keys in the module doc)")
+
+
+def main(args) -> int:
+    if args.threads < 1 or args.repeats < 1:
+        raise ValueError(f"--threads and --repeats must be at least 1 (got {args.threads}, {args.repeats})")
+    fast = time_pipeline(args.threads, args.repeats)
+    out = {"player_boards_per_s": fast["player_boards_per_s"], "ns_per_player_board": fast["ns_per_player_board"],
+           "threads": args.threads, "schemes": list(ALL_SCHEMES), "player_boards": fast["player_boards"],
+           "wall_seconds": fast["wall_seconds"], "workload": WORKLOAD}
+    if args.scaling:
+        one = time_pipeline(1, args.repeats)
+        out["ns_per_player_board_1_thread"] = one["ns_per_player_board"]
+        out["speedup"] = one["ns_per_player_board"] / fast["ns_per_player_board"]
+    if not args.no_python:
+        py = time_python()
+        out["python_ns_per_player_board"] = py["ns_per_player_board"]
+        out["python_player_boards"] = py["player_boards"]
+        out["ratio_vs_python"] = py["ns_per_player_board"] / fast["ns_per_player_board"]
+    if args.linearity:
+        out["linearity"] = linearity(args.threads)
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"pipeline ({', '.join(ALL_SCHEMES)}) on {WORKLOAD['scenario']}, {WORKLOAD['replicates']} replicates x "
+          f"{WORKLOAD['years']:g} years: {fast['player_boards'] / 1e6:.2f} M player-boards")
+    print(f"  {args.threads} thread(s): {fast['ns_per_player_board']:.1f} ns per player-board, "
+          f"{fast['player_boards_per_s'] / 1e6:.2f} M player-boards/s (median of {args.repeats})")
+    if args.scaling:
+        print(f"  1 thread:   {out['ns_per_player_board_1_thread']:.1f} ns per player-board; "
+              f"speed-up {out['speedup']:.2f}x")
+    if not args.no_python:
+        print(f"  plain Python (NUMBA_DISABLE_JIT=1, {out['python_player_boards']} player-boards): "
+              f"{out['python_ns_per_player_board']:.0f} ns per player-board; "
+              f"numba is {out['ratio_vs_python']:.0f}x faster")
+    if args.linearity:
+        print("\ncost against players x years x replicates:")
+        for r in out["linearity"]:
+            print(f"  {r['scenario']:9s} {r['players']:6d} members {r['years']:5.2f} y x {r['replicates']} rep: "
+                  f"{r['player_boards'] / 1e6:7.1f} M player-boards in {r['wall_seconds']:6.2f} s = "
+                  f"{r['ns_per_player_board']:5.0f} ns each")
+    return 0
