@@ -3,7 +3,7 @@ import pytest
 import xarray as xr
 
 from simcore import engine
-from simcore.cli.grade import grade_bundle
+from simcore.engine.replay import grade_bundle
 from simcore.cli.run import write_dataset
 
 SCHEMES = "ngs,ppi,elo-pairs,imps-lost"

@@ -9,7 +9,8 @@ import pytest
 import naive
 from handmade import day, handmade
 from simcore import cli
-from simcore.cli import grade
+from simcore.cli import grade as grade_cli
+from simcore.engine import replay as grade
 from simcore.schemes import SCHEMES, params_help
 from simcore.schemes import imps_lost as il
 from simcore.schemes import ppi
@@ -46,7 +47,7 @@ def test_help_lists_every_parameter_of_every_scheme(capsys):
 
 
 def test_help_lists_ppi_and_imps_lost_parameters():
-    text = grade.parameters_text()
+    text = grade_cli.parameters_text()
     assert "m_frequent (default 600.0)" in text and "carry (default script)" in text
     assert "one of: script, fixed" in text
 

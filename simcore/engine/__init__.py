@@ -28,7 +28,6 @@ unit), so the Dataset is bit-identical whatever the thread count.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -36,51 +35,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore import __version__
 from simcore.bridge.model import BridgeModelParams, build_pool
+from simcore.engine.dataset import DATASET_DOC, build_dataset
 from simcore.movements import choose_layout, layout_schedule
 from simcore.movements.online import online_seat_round
 from simcore.simulate.play import play_sessions, play_swiss_sessions
 from simcore.results import (KIND_MULTIPLE_TEAMS, KIND_ONLINE, KIND_SWISS_PAIRS, KIND_SWISS_TEAMS, MOVEMENT_KINDS,
                       Results, days_to_months)
 from simcore.rng import child_key, replicate_keys
-from simcore.scenario import Scenario, load_scenario, scenario_to_json, with_overrides
+from simcore.scenario import Scenario, load_scenario, with_overrides
 from simcore.schemes import PlayerTable, make_scheme, parse_variant, split_variants, variant_label
 from simcore.scoring import PartnershipTable, score_results
-from simcore.world import PARTNERSHIP_TYPES, World, active_on, build_world, plan_sessions, strength_on
+from simcore.world import World, active_on, build_world, plan_sessions, strength_on
 
 ALL_SCHEMES = ("ngs", "ppi", "elo-pairs", "imps-lost")
 CARD_PLAY_SCHEMES = ("imps-lost",)
 # scheme extras recorded at every snapshot (schemes' ``extras()`` offer more, e.g. PPI's k and w)
 SNAPSHOT_EXTRAS = {"ngs": ("status", "band"), "ppi": ("shown", "active", "band")}
-
-DATASET_DOC = """\
-Dimensions: replicate, scheme (variant labels such as "ngs(gain=2)"),
-time (snapshot dates), player; club (club and venue names).
-
-Variables:
-  grade(replicate, scheme, time, player)  float32, grade points: each
-      variant's current grade of each player on the snapshot date (NaN
-      before the player's first graded session).  Elo and IMPs-lost ratings
-      are mapped to grade points by their schemes' documented maps.
-  true_strength(replicate, time, player)  float32, grade points.
-  active(replicate, time, player)          bool, a member playing then.
-  boards(replicate, time, player)          int32, boards played so far.
-  <extra>(replicate, scheme, time, player) int8 codes a scheme publishes,
-      -1 where it has none or for other schemes' variants:
-      ngs_status (0 provisional, 1 evolving, 2 mature, 3 out of date),
-      ngs_band (schemes.ngs.BANDS), ppi_shown and ppi_active (0/1),
-      ppi_band (0 club, 1 diamond, 2 heart, 3 spade).
-Coordinates:
-  scheme_name(scheme): the base scheme of each variant.
-  home_club, second_club, partner, partner2 (replicate, player) int32;
-  partnership_type (replicate, player) int8 (see attrs); activity,
-  base_strength (replicate, player) float32; member, at_start
-  (replicate, player) bool; join_day, leave_day (replicate, player) int32.
-Attributes: title, source (simcore version), scenario (JSON), seed,
-  schemes (JSON), partnership_types, history.
-"""
-
 
 # --- scheme variants --------------------------------------------------------------
 
@@ -531,7 +502,6 @@ class Engine:
 
     # -- the run -----------------------------------------------------------------------
     def run(self):
-        import xarray as xr
         keys = replicate_keys(self.seed, self.replicates)
         with ThreadPoolExecutor(max_workers=self.threads) as pool:
             reps = list(pool.map(lambda r: self._new_replicate(r, keys[r]), range(self.replicates)))
@@ -600,7 +570,8 @@ class Engine:
         self.player_boards = player_boards
         if self.bundle_dir is not None:
             self._write_bundle(reps[0])
-        return self._dataset(reps, times, grade, truth, active, boards, extras, xr, fr18)
+        return build_dataset(self.scenario, self.seed, self.variants, [r.world for r in reps], times, grade,
+                             truth, active, boards, extras, fr18)
 
     def _record_trace(self, v: Variant, chunk: _Chunk, traced):
         kind, out = traced
@@ -660,56 +631,6 @@ class Engine:
                              "date": np.concatenate([c.day for c in recs]),
                              "boards": np.concatenate([c.boards for c in recs]),
                              "imps_lost": np.concatenate([c.imps_lost for c in recs])}, self.bundle_dir)
-
-    def _dataset(self, reps, times, grade, truth, active, boards, extras, xr, fr18=None):
-        R, V = len(reps), len(self.variants)
-        labels = [v.label for v in self.variants]
-        per_rep = lambda f, dt: np.stack([getattr(r.world, f) for r in reps]).astype(dt)  # noqa: E731
-        data = {
-            "grade": (("replicate", "scheme", "time", "player"), grade,
-                      {"units": "grade points", "long_name": "current grade under each scheme variant"}),
-            "true_strength": (("replicate", "time", "player"), truth,
-                              {"units": "grade points", "long_name": "true strength (simulator ground truth)"}),
-            "active": (("replicate", "time", "player"), active, {"long_name": "member playing at the time"}),
-            "boards": (("replicate", "time", "player"), boards, {"units": "boards", "long_name": "boards played"}),
-        }
-        for name, arr in extras.items():
-            data[name] = (("replicate", "scheme", "time", "player"), arr, {"long_name": f"scheme extra: {name}"})
-        for name, arr in (fr18 or {}).items():
-            data[f"fr18_{name}"] = (("replicate", "scheme", "time"), arr,
-                                    {"long_name": f"FR18 sums over the chunk's qualifying sessions: {name}"})
-        coords = {
-            "replicate": np.arange(R), "scheme": labels, "time": times.astype("datetime64[ns]"),
-            "player": np.arange(grade.shape[-1]),
-            "scheme_name": ("scheme", [v.name for v in self.variants]),
-            "home_club": (("replicate", "player"), per_rep("home_club", np.int32)),
-            "second_club": (("replicate", "player"), per_rep("second_club", np.int32)),
-            "partner": (("replicate", "player"), per_rep("partner", np.int32)),
-            "partner2": (("replicate", "player"), per_rep("partner2", np.int32)),
-            "partnership_type": (("replicate", "player"), per_rep("ptype", np.int8)),
-            "activity": (("replicate", "player"), per_rep("activity", np.float32)),
-            "base_strength": (("replicate", "player"), per_rep("base_strength", np.float32)),
-            "member": (("replicate", "player"), per_rep("member", bool)),
-            "at_start": (("replicate", "player"), per_rep("at_start", bool)),
-            "join_day": (("replicate", "player"), per_rep("join_day", np.int32)),
-            "leave_day": (("replicate", "player"), per_rep("leave_day", np.int32)),
-            "club_name": ("club", np.array(reps[0].world.venue_names(), object).astype(str)),
-        }
-        attrs = {
-            "title": f"simcore run of scenario {self.scenario.name}",
-            "source": f"simcore {__version__}",
-            "scenario": scenario_to_json(self.scenario),
-            "seed": self.seed,
-            "replicates": R,
-            "schemes": json.dumps([{"label": v.label, "scheme": v.name, "overrides": v.overrides}
-                                   for v in self.variants]),
-            "partnership_types": json.dumps(list(PARTNERSHIP_TYPES)),
-            "history": f"simcore.run(scenario={self.scenario.name!r}, schemes={labels!r}, replicates={R}, "
-                       f"seed={self.seed})",
-            "description": DATASET_DOC,
-        }
-        return xr.Dataset(data, coords=coords, attrs=attrs)
-
 
 def run(scenario="default", schemes=ALL_SCHEMES, replicates=1, years=None, seed=0, snapshot=None,
         threads=None, progress=False, trace=False, bundle=None, model=None, session_stats=False):
