@@ -55,9 +55,10 @@ def test_padding_worked_example():
 
 
 def test_spec_example_directly_through_the_decay():
-    # SG exactly 60: partner at 50 and SOpp 50 need p - 50 = 60 - 42 - 4 = 14
+    # SG exactly 60 at the default gain 2: partner at 50 and SOpp 50 need 2 (p - 50 + 50 - 46) = 18, p = 55
     scheme = ngs.NGS(ngs.Params())
-    sc = scored_single(64.0)
+    assert scheme.params.gain == 2.0
+    sc = scored_single(55.0)
     P = int(sc.pair_players.max()) + 1
     at_start = np.ones(P, bool)
     at_start[0] = False

@@ -4,7 +4,10 @@ Session grades (grade points), per known pair (a, b) of a graded session:
 
     SG_a = G_a + [RPCF·(G_b − G_a)/2] + gain · (s + SOpp − (G_a + G_b)/2)
 
-with G the current grades at the start of the session, SOpp the strength of
+with G the current grades at the start of the session, gain 2 by default (seed
+001 FAQ 42: "Gain is currently set to 2 (as it has been since the scheme was
+initialised)"; ``ngs(gain=1)``, the Full Guide's "natural" value, and
+``ngs(gain=1.5)`` are variants), SOpp the strength of
 opponents (``field.strength_of_opponents``: the other pairs' players for a
 one-winner session, the other pairs of the same direction for a two-winner
 one and multiple teams, the match opponents for Swiss events) and s the
@@ -86,7 +89,8 @@ def _p(default, help, **meta):  # noqa: A002
 class Params:
     """NGS parameters (grade points, boards, days)."""
 
-    gain: float = _p(1.0, "gain on the excess over par (1 natural; the EBU ran 2; 1.5 considered)", min=0.0)
+    gain: float = _p(2.0, "gain on the excess over par (the EBU runs 2, seed 001 FAQ 42; 1 natural and 1.5 are variants)",
+                      min=0.0)
     window: float = _p(2000.0, "boards in the decay window (1000 before April 2013)", min=1.0)
     limit_days: int = _p(1096, "sessions older than this many days drop out (three years)", min=1)
     pad_boards: float = _p(300.0, "history padded to this many boards at the initial grade", min=0.0)
