@@ -214,6 +214,22 @@ def empty_results() -> Results:
 # --- scored results: what every scheme consumes ----------------------------
 
 @dataclass
+class CardPlay:
+    """Card-play records, in input order (length N): what the IMPs-lost scheme grades.
+
+    player    int32    player id
+    day       int32    days since 1970-01-01 (the record's date)
+    boards    int32    boards played in the period (>= 0)
+    imps_lost float64  IMPs lost against double-dummy play in the period (>= 0)
+    """
+
+    player: np.ndarray
+    day: np.ndarray
+    boards: np.ndarray
+    imps_lost: np.ndarray
+
+
+@dataclass
 class ScoredResults:
     """Results after scoring: pairs, their session scores, matches, boards.
 

@@ -9,10 +9,10 @@ grades.  It returns an ``xarray.Dataset`` (see ``DATASET_DOC``).
 The calendar is cut into chunks that end at snapshot times (every week or
 at the first week of each month).  For each chunk and replicate:
 
-* pass A (simulation, never reads a grade): the world plans who plays where
-  with whom (``world.plan_sessions``), each session is laid out by its
-  movement (``simcore.movements``), played (``play.play_sessions``: bridge
-  model scores and card play), assembled as ``Results`` and scored
+* pass A (simulation, never reads a grade; ``simulate.chunk.simulate_chunk``):
+  the world plans who plays where with whom, each session is seated by its
+  movement (``movements.seating``), played (``simulate.play``: bridge model
+  scores and card play), assembled as ``Results`` and scored
   (``scoring.score_results``);
 * pass B (grading): every scheme variant applies the chunk's
   ``ScoredResults`` (IMPs-lost: the chunk's card-play records) to its state;
@@ -37,16 +37,13 @@ import numpy as np
 
 from simcore.bridge.model import BridgeModelParams, build_pool
 from simcore.engine.dataset import DATASET_DOC, build_dataset
-from simcore.movements import choose_layout, layout_schedule
-from simcore.movements.online import online_seat_round
-from simcore.simulate.play import play_sessions, play_swiss_sessions
-from simcore.results import (KIND_MULTIPLE_TEAMS, KIND_ONLINE, KIND_SWISS_PAIRS, KIND_SWISS_TEAMS, MOVEMENT_KINDS,
-                      Results, days_to_months)
+from simcore.results import Results, days_to_months
 from simcore.rng import child_key, replicate_keys
 from simcore.scenario import Scenario, load_scenario, with_overrides
 from simcore.schemes import PlayerTable, make_scheme, parse_variant, split_variants, variant_label
-from simcore.scoring import PartnershipTable, score_results
-from simcore.world import World, active_on, build_world, plan_sessions, strength_on
+from simcore.scoring import PartnershipTable
+from simcore.simulate.chunk import Chunk, simulate_chunk
+from simcore.world import World, active_on, build_world, strength_on
 
 ALL_SCHEMES = ("ngs", "ppi", "elo-pairs", "imps-lost")
 CARD_PLAY_SCHEMES = ("imps-lost",)
@@ -119,165 +116,11 @@ class _Replicate:
     states: dict = field(default_factory=dict)
     n_sessions: int = 0
     boards: np.ndarray | None = None
-    card_boards: np.ndarray | None = None
-    card_imps: np.ndarray | None = None
     bundle_parts: list = field(default_factory=list)
     card_records: list = field(default_factory=list)
 
 
-@dataclass
-class _Chunk:
-    """Pass A's output for one chunk of one replicate."""
-
-    results: Results
-    scored: object
-    card: object  # CardPlay records or None
-    n_partnerships: int
-    player_boards: int
-    boards: np.ndarray  # boards each player played in this chunk
-    first_day: int
-    true_pair: np.ndarray  # true strength of each pair entry (mean of the two, + bonus), grade points
-
-
-@dataclass
-class _Seating:
-    """One session laid out: its entries (pairs), rows and movement."""
-
-    kind: int
-    name: str
-    winners: int
-    n_boards: int
-    a: np.ndarray
-    b: np.ndarray
-    bonus: np.ndarray
-    team: np.ndarray
-    rows: np.ndarray  # (R, 6): round, table, ns entry, ew entry, first board, boards
-    n_travellers: int
-    rank: np.ndarray  # final position, within the session, of each traveller in the order it is written
-    swiss_rounds: int = 0
-    bpr: int = 0
-
-
-def _team_firsts(entry_team, entry_start, is_team) -> np.ndarray:
-    """Entry index of each team's first pair in team sessions (a team's pairs are adjacent)."""
-    firsts = []
-    for s in np.flatnonzero(is_team):
-        lo, hi = entry_start[s], entry_start[s + 1]
-        firsts.append(lo + np.arange(0, hi - lo, 2))
-    return np.concatenate(firsts).astype(np.int64) if firsts else np.zeros(0, np.int64)
-
-
-def _sub_starts(starts: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Offsets of the selected sessions' ranges, packed."""
-    out = np.zeros(len(idx) + 1, np.int64)
-    np.cumsum(starts[idx + 1] - starts[idx], out=out[1:])
-    return out
-
-
-def _take_ranges(starts: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Indices of the selected sessions' ranges, concatenated."""
-    lengths = starts[idx + 1] - starts[idx]
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, np.int64)
-    # each range as its start plus 0..len-1: one repeat and one arange
-    offsets = np.repeat(starts[idx] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
-    return offsets + np.arange(total)
-
-
-_TEMPLATES: dict = {}
-
-
-def _static_template(kind: int, n: int, boards: int, winners: int):
-    """(rows, name, winners, n_boards, kind) of a static movement, memoised.
-
-    rows (R, 6): round, table, NS entry, EW entry, first board, boards.  For
-    team movements entrant (team t, pair j) is entry 2t + j: the world lists
-    a team's two pairs next to each other.
-    """
-    key = (kind, n, boards, winners)
-    hit = _TEMPLATES.get(key)
-    if hit is not None:
-        return hit
-    layout = choose_layout(kind, n, boards, winners)
-    sched = layout_schedule(layout)
-    if sched.is_teams:
-        ns = 2 * sched.ns.astype(np.int64) + sched.ns_pair
-        ew = 2 * sched.ew.astype(np.int64) + sched.ew_pair
-    else:
-        ns, ew = sched.ns.astype(np.int64), sched.ew.astype(np.int64)
-    bpr = sched.boards
-    rows = np.stack([sched.round, sched.table, ns, ew, sched.board_set * bpr + 1, np.full(len(ns), bpr)],
-                    axis=1).astype(np.int64)
-    rows.setflags(write=False)
-    rank = _written_rank(rows)
-    hit = _TEMPLATES[key] = (rows, sched.name, sched.winners, sched.n_boards, sched.kind, rank)
-    return hit
-
-
-def _written_rank(rows: np.ndarray) -> np.ndarray:
-    """Position in (round, board, table) order of each traveller as ``play_sessions`` writes them."""
-    rep = rows[:, 5]
-    rnd = np.repeat(rows[:, 0], rep)
-    table = np.repeat(rows[:, 1], rep)
-    board = np.repeat(rows[:, 4], rep) + (np.arange(int(rep.sum())) - np.repeat(np.cumsum(rep) - rep, rep))
-    order = np.lexsort((table, board, rnd))
-    rank = np.empty(len(order), np.int64)
-    rank[order] = np.arange(len(order))
-    rank.setflags(write=False)
-    return rank
-
-
-def seat_session(plan, s: int, key, session_index: int) -> _Seating:
-    """Lay out session ``s`` of a plan with its movement (``simcore.movements``)."""
-    lo, hi = plan.entry_start[s], plan.entry_start[s + 1]
-    a, b, bonus, team = plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], plan.team[lo:hi]
-    kind, boards, winners = int(plan.kind[s]), int(plan.boards[s]), int(plan.winners[s])
-    if kind == KIND_ONLINE:
-        return _seat_online(a, b, bonus, boards, int(plan.boards_per_round[s]) or 2, key, session_index)
-    teams = kind in (KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS)
-    n = int(team.max()) + 1 if teams else len(a)
-    if kind == KIND_MULTIPLE_TEAMS and n > 40:
-        kind = KIND_SWISS_TEAMS  # too many teams for a round robin
-    if kind in (KIND_SWISS_PAIRS, KIND_SWISS_TEAMS):
-        layout = choose_layout(kind, n, boards, winners)
-        rounds, bpr = dict(layout["options"])["rounds"], layout["boards"]
-        tables = (n // 2) * (2 if teams else 1)
-        word = MOVEMENT_KINDS[kind]
-        n_trav = rounds * tables * bpr
-        return _Seating(kind, f"{word}:{n}{'teams' if teams else 'pairs'}-{rounds}x{bpr}",
-                        1 if kind == KIND_SWISS_PAIRS else 2, rounds * bpr, a, b, bonus, team,
-                        np.zeros((0, 6), np.int64), n_trav, np.arange(n_trav), rounds, bpr)
-    rows, name, win, n_boards, skind, rank = _static_template(kind, n, boards, winners)
-    return _Seating(skind, name, win, n_boards, a, b, bonus, team, rows, len(rank), rank)
-
-
-def _seat_online(a, b, bonus, boards, bpr, key, session_index) -> _Seating:
-    """The online room: partners and tables drawn afresh each round (``online_seat_round``)."""
-    from simcore.rng import new_stream
-    st = new_stream(np.uint64(key), 0x0717E, int(session_index))
-    fixed = b >= 0
-    fa, fb = a[fixed].astype(np.int64), b[fixed].astype(np.int64)
-    bonus_of = {(min(x, y), max(x, y)): v for x, y, v in zip(fa, fb, bonus[fixed])}
-    singles = a[~fixed].astype(np.int64)
-    rounds = max(1, boards // bpr)
-    cap = (len(singles) + 2 * len(fa)) // 4 + 1
-    pair_id: dict = {}
-    rows = []
-    for r in range(rounds):
-        na, nb, ea, eb = (np.empty(cap, np.int64) for _ in range(4))
-        tables = online_seat_round(singles, fa, fb, st, na, nb, ea, eb)
-        for t in range(tables):
-            ids = [pair_id.setdefault((min(x, y), max(x, y)), len(pair_id)) for x, y in ((na[t], nb[t]), (ea[t], eb[t]))]
-            rows.append((r + 1, t + 1, ids[0], ids[1], r * bpr + 1, bpr))
-    pairs = np.array(list(pair_id), np.int64).reshape(-1, 2)
-    pb = np.array([bonus_of.get(tuple(p), 0.0) for p in pairs.tolist()])
-    rows = np.array(rows, np.int64).reshape(-1, 6)
-    return _Seating(KIND_ONLINE, f"online:{len(a)}entries-{rounds}x{bpr}", 1, rounds * bpr, pairs[:, 0], pairs[:, 1],
-                    pb, np.full(len(pairs), -1, np.int32), rows, len(rows) * bpr, _written_rank(rows))
-
-
-def _digest(chunk: _Chunk, card: bool) -> str:
+def _digest(chunk: Chunk, card: bool) -> str:
     """Fingerprint of the results a pass-B task graded (for the same-results test)."""
     import hashlib
     h = hashlib.sha1()
@@ -334,135 +177,25 @@ class Engine:
         rep = _Replicate(index=r, key=np.uint64(key), world=world, pool=pool, players=players,
                          player_names=np.array([f"p{i}" for i in range(P)], object))
         rep.boards = np.zeros(P, np.int64)
-        rep.card_boards = np.zeros(P, np.int64)
-        rep.card_imps = np.zeros(P)
         for v in self.variants:
             rep.states[v.label] = v.scheme.new_state(players, 1024)
         return rep
 
     # -- pass A ------------------------------------------------------------------------
-    def _pass_a(self, rep: _Replicate, first_week: int, stop_week: int) -> _Chunk:
-        w = rep.world
-        plan = plan_sessions(w, first_week, stop_week)
-        S = plan.n_sessions
-        strength = np.stack([strength_on(w, w.start_day + 7 * wk) for wk in range(first_week, stop_week)])
-        week_of = ((plan.day - w.start_day) // 7 - first_week).astype(np.int32)
-        session_index = rep.n_sessions + np.arange(S, dtype=np.int64)
-        seats = [seat_session(plan, s, rep.key, session_index[s]) for s in range(S)]
-        kinds = np.empty(S, np.int8)
-        winners = np.empty(S, np.int8)
-        n_boards = np.empty(S, np.int32)
-        e_count = np.empty(S, np.int64)
-        r_count = np.empty(S, np.int64)
-        trav_per_session = np.empty(S, np.int64)
-        swiss = np.zeros(S, bool)
-        swiss_rounds = np.zeros(S, np.int64)
-        swiss_bpr = np.zeros(S, np.int64)
-        names, row_parts, rank_parts, online = [], [], [], []
-        for i, x in enumerate(seats):
-            kinds[i], winners[i], n_boards[i] = x.kind, x.winners, x.n_boards
-            e_count[i], r_count[i], trav_per_session[i] = len(x.a), len(x.rows), x.n_travellers
-            names.append(x.name)
-            if x.swiss_rounds:
-                swiss[i], swiss_rounds[i], swiss_bpr[i] = True, x.swiss_rounds, x.bpr
-            else:
-                row_parts.append(x.rows)
-            rank_parts.append(x.rank)
-            if x.kind == KIND_ONLINE:
-                online.append(i)
-        entry_start = np.zeros(S + 1, np.int64)
-        np.cumsum(e_count, out=entry_start[1:])
-        if online:  # the online room re-pairs its players: its entries are the pairs formed
-            cat = lambda f, dt: np.concatenate([getattr(x, f) for x in seats]).astype(dt)  # noqa: E731
-            entry_a, entry_b = cat("a", np.int32), cat("b", np.int32)
-            entry_bonus, entry_team = cat("bonus", np.float64), cat("team", np.int32)
-        else:
-            entry_a, entry_b, entry_bonus, entry_team = plan.a, plan.b, plan.bonus, plan.team
-        row_start = np.zeros(S + 1, np.int64)
-        np.cumsum(r_count, out=row_start[1:])
-        rows = np.concatenate(row_parts) if row_parts else np.zeros((0, 6), np.int64)
-        trav_start = np.zeros(S + 1, np.int64)
-        np.cumsum(trav_per_session, out=trav_start[1:])
-        T = int(trav_start[-1])
-        out = dict(round=np.empty(T, np.int32), board=np.empty(T, np.int32), table=np.empty(T, np.int32),
-                   ns=np.empty((T, 2), np.int32), ew=np.empty((T, 2), np.int32), score=np.empty(T, np.int32))
-        m = self.model
-        form = self.scenario.partnerships.form_sd
-        static = ~swiss
-        common = (strength, form, m.alpha, m.sigma_slope, m.sigma_floor, rep.pool.scores, rep.pool.thresholds,
-                  rep.pool.n_deals, self.card_play, m.imps_lost_base, m.imps_lost_slope, m.imps_lost_floor,
-                  m.dummy_share)
-        outs = (out["round"], out["board"], out["table"], out["ns"], out["ew"], out["score"], rep.card_boards,
-                rep.card_imps)
-        if static.any():
-            idx = np.flatnonzero(static)
-            es, ts = _sub_starts(entry_start, idx), trav_start[idx]
-            rs = np.zeros(len(idx) + 1, np.int64)
-            np.cumsum(r_count[idx], out=rs[1:])
-            ents = _take_ranges(entry_start, idx) if len(idx) < S or online else slice(None)
-            play_sessions(rep.key, session_index[idx], week_of[idx], n_boards[idx], es, entry_a[ents],
-                          entry_b[ents], entry_bonus[ents], rs, rows[:, 0].astype(np.int32),
-                          rows[:, 1].astype(np.int32), rows[:, 2], rows[:, 3], rows[:, 4].astype(np.int32),
-                          rows[:, 5], ts, *common, *outs)
-        if swiss.any():
-            idx = np.flatnonzero(swiss)
-            es = _sub_starts(entry_start, idx)
-            ents = _take_ranges(entry_start, idx)
-            play_swiss_sessions(rep.key, session_index[idx], week_of[idx], kinds[idx] == KIND_SWISS_TEAMS,
-                                plan.scoring[idx] != 0, swiss_rounds[idx], swiss_bpr[idx], es, entry_a[ents],
-                                entry_b[ents], entry_bonus[ents], entry_team[ents], trav_start[idx], *common, 1,
-                                *outs)
-        trav_session = np.repeat(np.arange(S, dtype=np.int32), trav_per_session)
-        # travellers into (session, round, board, table) order: each session's written order ranks
-        dest = np.concatenate(rank_parts) + np.repeat(trav_start[:-1], trav_per_session) if T else \
-            np.zeros(0, np.int64)
-        order = np.empty(T, np.int64)
-        order[dest] = np.arange(T)
-        # teams of team sessions: a team's two pairs are adjacent entries (the world lists them so)
-        is_team = np.isin(kinds, (KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS))
-        team_first = _team_firsts(entry_team, entry_start, is_team)
-        team_session = np.repeat(np.arange(S), e_count)[team_first].astype(np.int32)
-        team_players = np.stack([entry_a[team_first], entry_b[team_first], entry_a[team_first + 1],
-                                 entry_b[team_first + 1]], axis=1).astype(np.int32) if len(team_first) else \
-            np.zeros((0, 4), np.int32)
-        team_names = np.array([f"S{session_index[s]}-T{entry_team[f] + 1}" for s, f in zip(team_session, team_first)],
-                              object)
-        results = Results(
-            session_names=np.array([f"S{i}" for i in session_index], object), session_day=plan.day,
-            session_club=plan.venue, session_event=plan.event, session_scoring=plan.scoring,
-            session_winners=winners, session_kind=kinds, session_movement=np.array(names, object),
-            session_boards=n_boards, trav_session=trav_session[order], trav_round=out["round"][order],
-            trav_board=out["board"][order], trav_table=out["table"][order], trav_ns=out["ns"][order],
-            trav_ew=out["ew"][order], trav_ns_score=out["score"][order],
-            team_session=team_session, team_players=team_players,
-            team_names=team_names, player_names=rep.player_names,
-            player_member=rep.players.member, player_at_start=rep.players.at_start,
-            player_initial_grade=rep.players.initial_grade, club_names=np.array(w.venue_names(), object))
-        scored = score_results(results, partnerships=rep.partnerships)
-        # boards played per player: each pair entry's boards, for both its players (E entries, not 4T seats)
-        played = np.bincount(scored.pair_players.ravel(), weights=np.repeat(scored.pair_boards, 2),
-                             minlength=w.n_players).astype(np.int64)
-        card = None
-        if self.card_play:
-            from simcore.schemes.imps_lost import CardPlay
-            who = np.flatnonzero(rep.card_boards > 0).astype(np.int32)
-            day = w.start_day + 7 * stop_week - 1
-            card = CardPlay(who, np.full(len(who), day, np.int32), rep.card_boards[who].astype(np.int32),
-                            rep.card_imps[who].astype(np.float64))
-            rep.card_boards[:] = 0
-            rep.card_imps[:] = 0.0
-        rep.n_sessions += S
+    def _pass_a(self, rep: _Replicate, first_week: int, stop_week: int) -> Chunk:
+        chunk = simulate_chunk(rep.world, first_week, stop_week, key=rep.key, first_session=rep.n_sessions,
+                               pool=rep.pool, model=self.model, form_sd=self.scenario.partnerships.form_sd,
+                               partnerships=rep.partnerships, players=rep.players, player_names=rep.player_names,
+                               card_play=self.card_play)
+        rep.n_sessions += chunk.n_sessions
         if rep.index == 0 and self.bundle_dir is not None:
-            rep.bundle_parts.append(results)
-            if card is not None:
-                rep.card_records.append(card)
-        t0 = strength[0]
-        true_pair = 0.5 * (t0[scored.pair_players[:, 0]] + t0[scored.pair_players[:, 1]])
-        return _Chunk(results, scored, card, len(rep.partnerships), 4 * results.n_travellers, played,
-                      w.start_day + 7 * first_week, true_pair)
+            rep.bundle_parts.append(chunk.results)
+            if chunk.card is not None:
+                rep.card_records.append(chunk.card)
+        return chunk
 
     # -- pass B ------------------------------------------------------------------------
-    def _pass_b(self, rep: _Replicate, v: Variant, chunk: _Chunk):
+    def _pass_b(self, rep: _Replicate, v: Variant, chunk: Chunk):
         state = rep.states[v.label]
         if self.trace:
             self.graded.setdefault((rep.index, v.label), []).append(_digest(chunk, v.name in CARD_PLAY_SCHEMES))
@@ -486,7 +219,7 @@ class Engine:
         v.scheme.apply(state, chunk.scored, out)
         return (("sessions", out) if tracing else None), stats
 
-    def _grade_chunk(self, rep: _Replicate, v: Variant, chunk: _Chunk, day: int):
+    def _grade_chunk(self, rep: _Replicate, v: Variant, chunk: Chunk, day: int):
         """Pass B, then the variant's snapshot on ``day``: (traced, stats, grades, int8 extras by name)."""
         traced, stats = self._pass_b(rep, v, chunk)
         state = rep.states[v.label]
@@ -573,7 +306,7 @@ class Engine:
         return build_dataset(self.scenario, self.seed, self.variants, [r.world for r in reps], times, grade,
                              truth, active, boards, extras, fr18)
 
-    def _record_trace(self, v: Variant, chunk: _Chunk, traced):
+    def _record_trace(self, v: Variant, chunk: Chunk, traced):
         kind, out = traced
         if kind == "card":
             card = chunk.card

@@ -262,7 +262,7 @@ MAX_FULL_HOWELL = 8  # clubs play full Howells up to 8 tables, shortened ones be
 
 
 def choose_layout(kind: int, n_entrants: int, target_boards: int, winners: int = 2) -> dict:
-    """The movement a club or event runs for a field: kind, size, boards per round, rounds, options.
+    """The movement a club or event runs for a field: kind (word and ``code``), size, boards per round, options.
 
     Pairs kinds take pairs, team kinds teams, the online room players.
     * Mitchell: T = ceil(n/2) tables (odd n: a sit-out), skip for even T;
@@ -274,15 +274,17 @@ def choose_layout(kind: int, n_entrants: int, target_boards: int, winners: int =
     * Howell: full up to 8 tables (2T−1 rounds), shortened beyond (3 boards
       a round, about target/3 rounds).
     * Swiss pairs / Swiss teams / multiple teams: matches of 4 boards,
-      about target/4 rounds (at most what the field allows).
+      about target/4 rounds (at most what the field allows); more than 40
+      teams play Swiss teams (too many for a round robin).
     * Online: 2 boards a round, target/2 rounds.
     """
-    from simcore.results import KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_ONLINE
     n, target = int(n_entrants), max(1, int(target_boards))
     if kind == KIND_MITCHELL and n < 8:
         kind = KIND_HOWELL  # under 4 full tables clubs play a Howell
     if kind == KIND_HOWELL and n > 40:
         kind, winners = KIND_MITCHELL, 1  # beyond 20 tables: an arrow-switched Mitchell
+    if kind == KIND_MULTIPLE_TEAMS and n > 40:
+        kind = KIND_SWISS_TEAMS  # too many teams for a round robin
     if kind == KIND_MITCHELL:
         from simcore.movements.mitchell import max_rounds
         T = (n + 1) // 2
@@ -290,20 +292,19 @@ def choose_layout(kind: int, n_entrants: int, target_boards: int, winners: int =
         bpr = max(1, min(36, int(round(target / top))))
         rounds = max(1, min(top, int(round(target / bpr))))
         arrow = max(1, rounds // 4) if winners == 1 else 0
-        return dict(kind="mitchell", n=n, boards=bpr, options=(("rounds", rounds), ("arrow_switch", arrow)))
+        return dict(kind="mitchell", code=kind, n=n, boards=bpr, options=(("rounds", rounds), ("arrow_switch", arrow)))
     if kind == KIND_HOWELL:
         T = (n + 1) // 2
         full = 2 * T - 1
         if T <= MAX_FULL_HOWELL:
-            return dict(kind="howell", n=n, boards=max(1, int(round(target / full))), options=())
+            return dict(kind="howell", code=kind, n=n, boards=max(1, int(round(target / full))), options=())
         rounds = max(2, min(full, int(round(target / 3))))
-        return dict(kind="howell", n=n, boards=3, options=(("rounds", rounds),))
+        return dict(kind="howell", code=kind, n=n, boards=3, options=(("rounds", rounds),))
     if kind == KIND_ONLINE:
-        return dict(kind="online", n=n, boards=2, options=(("rounds", max(1, target // 2)),))
+        return dict(kind="online", code=kind, n=n, boards=2, options=(("rounds", max(1, target // 2)),))
     top = n - 1 if n % 2 == 0 else n
     rounds = max(1, min(top, int(round(target / MATCH_BOARDS))))
-    word = {KIND_MULTIPLE_TEAMS: "multiple_teams"}.get(kind, MOVEMENT_KINDS[kind])
-    return dict(kind=word, n=n, boards=MATCH_BOARDS, options=(("rounds", rounds),))
+    return dict(kind=MOVEMENT_KINDS[kind], code=kind, n=n, boards=MATCH_BOARDS, options=(("rounds", rounds),))
 
 
 def layout_schedule(layout: dict) -> Schedule:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore._jit import kernel
+from simcore.results import CardPlay  # noqa: F401 (the records are part of the results contract)
 from simcore.schemes import PlayerTable
 
 OUT_COLUMNS = ("rating", "boards_left", "imps_left", "k", "batches")
@@ -73,22 +74,6 @@ class Params:
     grade_rating: float = _param(2200.0, "rating that maps to grade grade_at (rating points)")
     grade_at: float = _param(50.0, "grade (grade points) of a player rated grade_rating")
     rating_per_grade: float = _param(50.0, "rating points per grade point", min=1e-9)
-
-
-@dataclass
-class CardPlay:
-    """Card-play records, in input order (length N).
-
-    player    int32    player id
-    day       int32    days since 1970-01-01 (the record's date)
-    boards    int32    boards played in the period (>= 0)
-    imps_lost float64  IMPs lost against double-dummy play in the period (>= 0)
-    """
-
-    player: np.ndarray
-    day: np.ndarray
-    boards: np.ndarray
-    imps_lost: np.ndarray
 
 
 @dataclass

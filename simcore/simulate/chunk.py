@@ -1,0 +1,247 @@
+"""Pass A of one chunk of the calendar: plan → seat → play → ``Results`` → ``ScoredResults``.
+
+``simulate_chunk`` never reads a grade.  For the weeks [first_week,
+stop_week) of one replicate's world it
+
+1. plans who plays where with whom (``world.plan_sessions``);
+2. seats every session with its movement (``movements.seating``);
+3. plays every board (``simulate.play``: static movements from their rows,
+   Swiss kinds pairing each round from the standings);
+4. writes the travellers in (session, round, board, table) order as
+   ``Results`` and scores them (``scoring.score_results``);
+5. with card play, collects each player's boards and IMPs lost as
+   ``CardPlay`` records dated the chunk's last day.
+
+Sessions are numbered on from ``first_session``: the number labels every
+session's random stream, so results do not depend on how the calendar is
+chunked or which thread runs the chunk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from simcore.movements.seating import seat_session
+from simcore.results import KIND_ONLINE, KIND_SWISS_TEAMS, TEAM_KINDS, CardPlay, Results, ScoredResults
+from simcore.scoring import score_results
+from simcore.simulate.play import play_sessions, play_swiss_sessions
+from simcore.world import plan_sessions, strength_on
+
+
+@dataclass
+class Chunk:
+    """Pass A's output for one chunk of one replicate."""
+
+    results: Results
+    scored: ScoredResults
+    card: CardPlay | None
+    n_partnerships: int  # partnerships seen so far in the replicate
+    player_boards: int  # 4 × travellers: player-boards played in the chunk
+    boards: np.ndarray  # boards each player played in this chunk
+    first_day: int  # days since 1970-01-01
+    true_pair: np.ndarray  # true strength of each pair entry (mean of the two, + bonus), grade points
+
+    @property
+    def n_sessions(self) -> int:
+        return self.results.n_sessions
+
+
+@dataclass
+class _Laid:
+    """The chunk's sessions seated, as packed arrays (S sessions, E entries, R rows, T travellers)."""
+
+    kind: np.ndarray
+    winners: np.ndarray
+    n_boards: np.ndarray
+    names: list
+    swiss: np.ndarray  # bool (S): paired while playing
+    swiss_rounds: np.ndarray
+    swiss_bpr: np.ndarray
+    entry_start: np.ndarray  # (S+1)
+    entry_count: np.ndarray
+    entry_a: np.ndarray
+    entry_b: np.ndarray
+    entry_bonus: np.ndarray
+    entry_team: np.ndarray
+    row_count: np.ndarray  # (S)
+    rows: np.ndarray  # (R, 6) of the static sessions
+    trav_start: np.ndarray  # (S+1)
+    rank: np.ndarray  # (T) written position → final position within its session
+    any_online: bool
+
+
+def simulate_chunk(world, first_week: int, stop_week: int, *, key, first_session: int, pool, model, form_sd: float,
+                   partnerships, players, player_names, card_play: bool) -> Chunk:
+    """Simulate weeks [first_week, stop_week) of a replicate; returns the chunk's results, scored.
+
+    key: the replicate key (uint64).  first_session: sessions the replicate
+    played before this chunk.  pool: the bridge model's deal pool
+    (``bridge.model.build_pool``); model: ``BridgeModelParams``; form_sd:
+    a pair's session form (grade points).  partnerships: the replicate's
+    ``scoring.PartnershipTable`` (grows).  players: member / at_start /
+    initial_grade of every player (``schemes.PlayerTable``);
+    player_names: their names.  card_play: also draw IMPs lost.
+    """
+    w = world
+    plan = plan_sessions(w, first_week, stop_week)
+    S = plan.n_sessions
+    strength = np.stack([strength_on(w, w.start_day + 7 * wk) for wk in range(first_week, stop_week)])
+    week_of = ((plan.day - w.start_day) // 7 - first_week).astype(np.int32)
+    session_index = first_session + np.arange(S, dtype=np.int64)
+    laid = _lay_out(plan, [seat_session(plan, s, key, session_index[s]) for s in range(S)])
+    T = int(laid.trav_start[-1])
+    out = dict(round=np.empty(T, np.int32), board=np.empty(T, np.int32), table=np.empty(T, np.int32),
+               ns=np.empty((T, 2), np.int32), ew=np.empty((T, 2), np.int32), score=np.empty(T, np.int32))
+    card_boards = np.zeros(w.n_players, np.int64)
+    card_imps = np.zeros(w.n_players)
+    _play(laid, plan, key, session_index, week_of, strength, pool, model, form_sd, card_play, out, card_boards,
+          card_imps)
+    results = _results(plan, laid, out, session_index, players, player_names, w.venue_names())
+    scored = score_results(results, partnerships=partnerships)
+    # boards played per player: each pair entry's boards, for both its players (E entries, not 4T seats)
+    played = np.bincount(scored.pair_players.ravel(), weights=np.repeat(scored.pair_boards, 2),
+                         minlength=w.n_players).astype(np.int64)
+    card = None
+    if card_play:
+        who = np.flatnonzero(card_boards > 0).astype(np.int32)
+        day = w.start_day + 7 * stop_week - 1
+        card = CardPlay(who, np.full(len(who), day, np.int32), card_boards[who].astype(np.int32),
+                        card_imps[who].astype(np.float64))
+    t0 = strength[0]
+    true_pair = 0.5 * (t0[scored.pair_players[:, 0]] + t0[scored.pair_players[:, 1]])
+    return Chunk(results, scored, card, len(partnerships), 4 * results.n_travellers, played,
+                 w.start_day + 7 * first_week, true_pair)
+
+
+def _lay_out(plan, seats) -> _Laid:
+    """Pack the seated sessions' kinds, entries, rows and traveller counts into arrays."""
+    S = len(seats)
+    kinds = np.empty(S, np.int8)
+    winners = np.empty(S, np.int8)
+    n_boards = np.empty(S, np.int32)
+    e_count = np.empty(S, np.int64)
+    r_count = np.empty(S, np.int64)
+    trav_per_session = np.empty(S, np.int64)
+    swiss = np.zeros(S, bool)
+    swiss_rounds = np.zeros(S, np.int64)
+    swiss_bpr = np.zeros(S, np.int64)
+    names, row_parts, rank_parts, any_online = [], [], [], False
+    for i, x in enumerate(seats):
+        kinds[i], winners[i], n_boards[i] = x.kind, x.winners, x.n_boards
+        e_count[i], r_count[i], trav_per_session[i] = len(x.a), len(x.rows), x.n_travellers
+        names.append(x.name)
+        if x.swiss_rounds:
+            swiss[i], swiss_rounds[i], swiss_bpr[i] = True, x.swiss_rounds, x.bpr
+        else:
+            row_parts.append(x.rows)
+        rank_parts.append(x.rank)
+        any_online |= x.kind == KIND_ONLINE
+    entry_start = np.zeros(S + 1, np.int64)
+    np.cumsum(e_count, out=entry_start[1:])
+    if any_online:  # the online room re-pairs its players: its entries are the pairs formed
+        cat = lambda f, dt: np.concatenate([getattr(x, f) for x in seats]).astype(dt)  # noqa: E731
+        entry_a, entry_b = cat("a", np.int32), cat("b", np.int32)
+        entry_bonus, entry_team = cat("bonus", np.float64), cat("team", np.int32)
+    else:
+        entry_a, entry_b, entry_bonus, entry_team = plan.a, plan.b, plan.bonus, plan.team
+    trav_start = np.zeros(S + 1, np.int64)
+    np.cumsum(trav_per_session, out=trav_start[1:])
+    rows = np.concatenate(row_parts) if row_parts else np.zeros((0, 6), np.int64)
+    rank = np.concatenate(rank_parts) if S else np.zeros(0, np.int64)
+    return _Laid(kinds, winners, n_boards, names, swiss, swiss_rounds, swiss_bpr, entry_start, e_count, entry_a,
+                 entry_b, entry_bonus, entry_team, r_count, rows, trav_start, rank, any_online)
+
+
+def _play(laid: _Laid, plan, key, session_index, week_of, strength, pool, model, form_sd, card_play, out,
+          card_boards, card_imps) -> None:
+    """Play the static sessions from their rows and the Swiss sessions round by round, into ``out``."""
+    m = model
+    S = len(laid.kind)
+    common = (strength, form_sd, m.alpha, m.sigma_slope, m.sigma_floor, pool.scores, pool.thresholds,
+              pool.n_deals, card_play, m.imps_lost_base, m.imps_lost_slope, m.imps_lost_floor, m.dummy_share)
+    outs = (out["round"], out["board"], out["table"], out["ns"], out["ew"], out["score"], card_boards, card_imps)
+    entry_start, trav_start, rows = laid.entry_start, laid.trav_start, laid.rows
+    static = ~laid.swiss
+    if static.any():
+        idx = np.flatnonzero(static)
+        es, ts = _sub_starts(entry_start, idx), trav_start[idx]
+        rs = np.zeros(len(idx) + 1, np.int64)
+        np.cumsum(laid.row_count[idx], out=rs[1:])
+        ents = _take_ranges(entry_start, idx) if len(idx) < S or laid.any_online else slice(None)
+        play_sessions(key, session_index[idx], week_of[idx], laid.n_boards[idx], es, laid.entry_a[ents],
+                      laid.entry_b[ents], laid.entry_bonus[ents], rs, rows[:, 0].astype(np.int32),
+                      rows[:, 1].astype(np.int32), rows[:, 2], rows[:, 3], rows[:, 4].astype(np.int32),
+                      rows[:, 5], ts, *common, *outs)
+    if laid.swiss.any():
+        idx = np.flatnonzero(laid.swiss)
+        es = _sub_starts(entry_start, idx)
+        ents = _take_ranges(entry_start, idx)
+        play_swiss_sessions(key, session_index[idx], week_of[idx], laid.kind[idx] == KIND_SWISS_TEAMS,
+                            plan.scoring[idx] != 0, laid.swiss_rounds[idx], laid.swiss_bpr[idx], es,
+                            laid.entry_a[ents], laid.entry_b[ents], laid.entry_bonus[ents], laid.entry_team[ents],
+                            trav_start[idx], *common, 1, *outs)
+
+
+def _results(plan, laid: _Laid, out, session_index, players, player_names, venue_names) -> Results:
+    """The played travellers in (session, round, board, table) order, with the sessions, teams and players."""
+    S = len(laid.kind)
+    T = int(laid.trav_start[-1])
+    per_session = np.diff(laid.trav_start)
+    trav_session = np.repeat(np.arange(S, dtype=np.int32), per_session)
+    # travellers into (session, round, board, table) order: each session's written order ranks
+    dest = laid.rank + np.repeat(laid.trav_start[:-1], per_session) if T else np.zeros(0, np.int64)
+    order = np.empty(T, np.int64)
+    order[dest] = np.arange(T)
+    team_session, team_players, team_names = _teams(laid, session_index)
+    return Results(
+        session_names=np.array([f"S{i}" for i in session_index], object), session_day=plan.day,
+        session_club=plan.venue, session_event=plan.event, session_scoring=plan.scoring,
+        session_winners=laid.winners, session_kind=laid.kind, session_movement=np.array(laid.names, object),
+        session_boards=laid.n_boards, trav_session=trav_session[order], trav_round=out["round"][order],
+        trav_board=out["board"][order], trav_table=out["table"][order], trav_ns=out["ns"][order],
+        trav_ew=out["ew"][order], trav_ns_score=out["score"][order],
+        team_session=team_session, team_players=team_players, team_names=team_names,
+        player_names=player_names, player_member=players.member, player_at_start=players.at_start,
+        player_initial_grade=players.initial_grade, club_names=np.array(venue_names, object))
+
+
+def _teams(laid: _Laid, session_index):
+    """(team_session, team_players (M, 4), team_names) of the team sessions: a team's two pairs are adjacent."""
+    is_team = np.isin(laid.kind, TEAM_KINDS)
+    team_first = _team_firsts(laid.entry_team, laid.entry_start, is_team)
+    team_session = np.repeat(np.arange(len(laid.kind)), laid.entry_count)[team_first].astype(np.int32)
+    a, b = laid.entry_a, laid.entry_b
+    team_players = np.stack([a[team_first], b[team_first], a[team_first + 1], b[team_first + 1]],
+                            axis=1).astype(np.int32) if len(team_first) else np.zeros((0, 4), np.int32)
+    team_names = np.array([f"S{session_index[s]}-T{laid.entry_team[f] + 1}" for s, f in zip(team_session, team_first)],
+                          object)
+    return team_session, team_players, team_names
+
+
+def _team_firsts(entry_team, entry_start, is_team) -> np.ndarray:
+    """Entry index of each team's first pair in team sessions (a team's pairs are adjacent)."""
+    firsts = []
+    for s in np.flatnonzero(is_team):
+        lo, hi = entry_start[s], entry_start[s + 1]
+        firsts.append(lo + np.arange(0, hi - lo, 2))
+    return np.concatenate(firsts).astype(np.int64) if firsts else np.zeros(0, np.int64)
+
+
+def _sub_starts(starts: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Offsets of the selected sessions' ranges, packed."""
+    out = np.zeros(len(idx) + 1, np.int64)
+    np.cumsum(starts[idx + 1] - starts[idx], out=out[1:])
+    return out
+
+
+def _take_ranges(starts: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Indices of the selected sessions' ranges, concatenated."""
+    lengths = starts[idx + 1] - starts[idx]
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    # each range as its start plus 0..len-1: one repeat and one arange
+    offsets = np.repeat(starts[idx] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return offsets + np.arange(total)
