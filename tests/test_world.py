@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import naive
 from simcore import rng, scenario, world
@@ -19,16 +21,14 @@ def small(name, **over):
     return scenario.with_overrides(sc, changes)
 
 
-@pytest.mark.parametrize("name", ["default", "isolated-clubs", "aces-eights", "online"])
-def test_kernel_matches_reference(name):
-    sc = small(name, **({"online.members": 60} if name == "online" else {}))
-    w = world.build_world(sc, KEY)
+def _plan_matches_reference(sc, key, weeks):
+    w = world.build_world(sc, key)
     ev_logit = np.log(np.maximum(w.ev_entry_rate, 1e-12) / np.maximum(1 - w.ev_entry_rate, 1e-12))
     params = dict(travel_rate=sc.mixing.travel_rate, second_weight=sc.mixing.second_club_weight,
                   cap=int(sc.players.activity_cap), guest=sc.partnerships.odd_player == "guest")
-    for week in (0, 1, 9, 120):
+    for week in weeks:
         plan = world.plan_sessions(w, week, week + 1)
-        slots = world._week_slots(w, week)
+        slots = world.week_slots(w, week)
         day0 = w.start_day + 7 * week
         ref = naive.plan_week(w, week, slots, world.active_on(w, day0), world.strength_on(w, day0), ev_logit, params)
         # the plan renumbers slots into sessions sorted by (day, venue, slot): compare as sets of rows
@@ -40,6 +40,26 @@ def test_kernel_matches_reference(name):
         want = [(int(slots["day"][s]), int(slots["venue"][s]), a, b, typ, round(float(bon), 12), team)
                 for s, a, b, typ, bon, team in ref]
         assert sorted(got) == sorted(want)
+
+
+@pytest.mark.parametrize("name", ["default", "isolated-clubs", "aces-eights", "online"])
+def test_kernel_matches_reference(name):
+    sc = small(name, **({"online.members": 60} if name == "online" else {}))
+    _plan_matches_reference(sc, KEY, (0, 1, 9, 120))
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), week=st.integers(0, 200), members=st.integers(6, 40),
+       travel=st.floats(0, 0.5), multi=st.floats(0, 0.6), second_weight=st.floats(0.1, 3),
+       activity=st.floats(0.2, 4), triangles=st.integers(0, 2), sit_out=st.booleans())
+def test_kernel_matches_reference_on_random_worlds(seed, week, members, travel, multi, second_weight, activity,
+                                                   triangles, sit_out):
+    sc = small("default", **{f"clubs[{i}].members": members for i in range(6)},
+               **{"mixing.travel_rate": travel, "mixing.multi_club_share": multi,
+                  "mixing.second_club_weight": second_weight, "players.activity_mean": activity,
+                  "partnerships.triangles": triangles,
+                  "partnerships.odd_player": "sit_out" if sit_out else "guest"})
+    _plan_matches_reference(sc, rng.replicate_keys(seed, 1)[0], (week,))
 
 
 def test_chunking_does_not_change_the_plan(default_world):

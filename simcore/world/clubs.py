@@ -1,0 +1,155 @@
+"""Clubs, venues and events: second clubs, the weekly timetable and a week's session slots.
+
+``draw_second_clubs`` makes some members of a second (open) club;
+``timetable`` turns the scenario's club sessions and events into the
+``ks_*`` / ``ev_*`` arrays of the World; ``week_slots`` lays out one week's
+session slots — club sessions club by club, the event instances running that
+week, the online room's tourneys — for the planner.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simcore.results import KIND_ONLINE, MOVEMENT_KINDS, SCORINGS, EVENT_TYPES, TEAM_KINDS
+from simcore.scenario import WEEKDAYS, Scenario
+from simcore.world.model import MIN_PAIRS, MIN_TEAM_PAIRS, World
+from simcore.world.population import Clubs, People
+
+EVERY = {"week": 0, "month": 1, "quarter": 2, "year": 3}
+
+
+def draw_second_clubs(sc: Scenario, clubs: Clubs, people: People, rng) -> np.ndarray:
+    """Each player's second club (−1 none): a share of the members of open clubs join another open club."""
+    P = len(people.home)
+    C = len(clubs.names)
+    second = np.full(P, -1, np.int32)
+    if C > 1:
+        home, isolated = people.home, np.asarray(clubs.isolated, bool)
+        can = (home >= 0) & people.member & ~isolated[np.maximum(home, 0)]
+        pick = can & (rng.random(P) < sc.mixing.multi_club_share)
+        other = rng.integers(0, C - 1, P)
+        other = np.where(other >= home, other + 1, other)
+        second = np.where(pick & ~isolated[other], other, -1).astype(np.int32)
+    return second
+
+
+def _club_entry(sc: Scenario, ci: int):
+    k = 0
+    for entry in sc.clubs:
+        if ci < k + entry.count:
+            return entry
+        k += entry.count
+    raise IndexError(ci)
+
+
+def timetable(sc: Scenario, n_clubs: int) -> dict:
+    """The World's weekly club sessions (``ks_*``) and events (``ev_*``) as coded arrays."""
+    ks = [(ci, s) for ci in range(n_clubs) for s in _club_entry(sc, ci).sessions]
+    ev = sc.events
+    arr = np.array
+    code = lambda words, w: words.index(w)  # noqa: E731
+    return dict(
+        ks_club=arr([c for c, _ in ks], np.int32),
+        ks_weekday=arr([WEEKDAYS.index(s.weekday) for _, s in ks], np.int32),
+        ks_kind=arr([code(MOVEMENT_KINDS, s.movement) for _, s in ks], np.int8),
+        ks_scoring=arr([code(SCORINGS, s.scoring) for _, s in ks], np.int8),
+        ks_boards=arr([s.boards for _, s in ks], np.int32),
+        ks_event=arr([code(EVENT_TYPES, s.event_type) for _, s in ks], np.int8),
+        ks_winners=arr([s.winners for _, s in ks], np.int8),
+        ks_max_pairs=arr([2 * s.max_tables for _, s in ks], np.int32),
+        ev_names=[e.name for e in ev], ev_every=arr([EVERY[e.every] for e in ev], np.int32),
+        ev_week=arr([e.week for e in ev], np.int32),
+        ev_weekday=arr([WEEKDAYS.index(e.weekday) for e in ev], np.int32),
+        ev_kind=arr([code(MOVEMENT_KINDS, e.movement) for e in ev], np.int8),
+        ev_scoring=arr([code(SCORINGS, e.scoring) for e in ev], np.int8),
+        ev_boards=arr([e.boards for e in ev], np.int32),
+        ev_event=arr([code(EVENT_TYPES, e.event_type) for e in ev], np.int8),
+        ev_winners=arr([e.winners for e in ev], np.int8),
+        ev_max_pairs=arr([2 * e.max_tables for e in ev], np.int32),
+        ev_count=arr([e.count for e in ev], np.int32),
+        ev_entry_rate=arr([e.entry_rate for e in ev], np.float64),
+        ev_entry_strength=arr([e.entry_strength for e in ev], np.float64),
+    )
+
+
+def _event_runs(w: World, q: int, day: int, mixing: bool) -> bool:
+    """Whether event q runs on ``day`` (its weekday in the week being planned)."""
+    if not mixing:
+        return False
+    d = np.datetime64(int(day), "D")
+    month = int(d.astype("datetime64[M]").astype(int)) % 12
+    week_of_month = (int((d - d.astype("datetime64[M]")).astype(int)) // 7) + 1
+    every = w.ev_every[q]
+    return every == 0 or (week_of_month == w.ev_week[q] and
+                          (every == 1 or (every == 2 and month % 3 == 0) or (every == 3 and month == 0)))
+
+
+def week_slots(world: World, week: int) -> dict:
+    """The session slots of a week: club sessions, event instances, online tourneys."""
+    w = world
+    start = w.start_day + 7 * week
+    start_wd = (int(np.datetime64(w.start_day, "D").astype("datetime64[D]").view("int64")) + 3) % 7  # 0 = Monday
+    offset = lambda wd: (wd - start_wd) % 7  # noqa: E731
+    mixing = start >= w.isolation_end
+    # club sessions, club by club, in the order the clubs list them (one vectorised pass: national
+    # scale has ~400 clubs, and this runs every simulated week)
+    C = w.n_clubs
+    ks = np.argsort(w.ks_club, kind="stable")
+    ks = ks[(w.ks_club[ks] >= 0) & (w.ks_club[ks] < C)]
+    per_club = np.bincount(w.ks_club[ks], minlength=C)[:C]
+    club_slot_stop = np.cumsum(per_club).astype(np.int32)
+    club_slot_first = (club_slot_stop - per_club).astype(np.int32)
+    slot_day = list(start + offset(w.ks_weekday[ks]))
+    slot_venue = list(w.ks_club[ks])
+    slot_kind, slot_scoring, slot_boards = list(w.ks_kind[ks]), list(w.ks_scoring[ks]), list(w.ks_boards[ks])
+    slot_event, slot_winners = list(w.ks_event[ks]), list(w.ks_winners[ks])
+    slot_club, slot_max, slot_bpr = list(w.ks_club[ks]), list(w.ks_max_pairs[ks]), [0] * len(ks)
+    Q = len(w.ev_names)
+    ev_first = np.zeros(Q, np.int32)
+    ev_stop = np.zeros(Q, np.int32)
+    venue = C
+    for q in range(Q):
+        day = start + offset(w.ev_weekday[q])
+        ev_first[q] = len(slot_day)
+        if _event_runs(w, q, day, mixing):
+            for i in range(w.ev_count[q]):
+                slot_day.append(day)
+                slot_venue.append(venue + i)
+                slot_kind.append(w.ev_kind[q])
+                slot_scoring.append(w.ev_scoring[q])
+                slot_boards.append(w.ev_boards[q])
+                slot_event.append(w.ev_event[q])
+                slot_winners.append(w.ev_winners[q])
+                slot_club.append(-1)
+                slot_max.append(w.ev_max_pairs[q])
+                slot_bpr.append(0)
+        ev_stop[q] = len(slot_day)
+        venue += w.ev_count[q]
+    on = w.scenario.online
+    online_first = len(slot_day)
+    if on.members:
+        for d in range(7):
+            for _ in range(on.tourneys_per_day):
+                slot_day.append(start + d)
+                slot_venue.append(venue)
+                slot_kind.append(KIND_ONLINE)
+                slot_scoring.append(0)
+                slot_boards.append(on.boards)
+                slot_event.append(0)
+                slot_winners.append(1)
+                slot_club.append(-1)
+                slot_max.append(4 * on.max_tables)
+                slot_bpr.append(on.boards_per_round)
+    online_stop = len(slot_day)
+    kinds = np.array(slot_kind, np.int8)
+    is_team = np.isin(kinds, list(TEAM_KINDS))
+    is_online = kinds == KIND_ONLINE
+    min_pairs = np.where(is_team, MIN_TEAM_PAIRS, np.where(is_online, 8, MIN_PAIRS)).astype(np.int64)
+    return dict(day=np.array(slot_day, np.int32), venue=np.array(slot_venue, np.int32), kind=kinds,
+                scoring=np.array(slot_scoring, np.int8), boards=np.array(slot_boards, np.int32),
+                event=np.array(slot_event, np.int8), winners=np.array(slot_winners, np.int8),
+                club=np.array(slot_club, np.int32), max_pairs=np.array(slot_max, np.int64),
+                bpr=np.array(slot_bpr, np.int32), is_team=is_team, is_online=is_online, min_pairs=min_pairs,
+                club_slot_first=club_slot_first, club_slot_stop=club_slot_stop, ev_first=ev_first,
+                ev_stop=ev_stop, online_first=online_first, online_stop=online_stop, mixing=mixing)

@@ -1,0 +1,98 @@
+"""Partnerships: who plays with whom by arrangement, and how often.
+
+Within each club (and within the online room) the members present at the
+start are shuffled and cut into triangles (NGS FAQ 15, FR 13: A plays with
+B or C, B and C only with A), near-exclusive pairs and regular pairs; the
+rest play pick-up.  ``joint`` then gives each partnership's sessions a week
+together: the partner who wants fewer binds.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from simcore.scenario import Scenario
+from simcore.world.model import NEAR_EXCLUSIVE, REGULAR
+from simcore.world.population import People
+
+
+class Links(NamedTuple):
+    """Each player's regular partners (−1 none), the share of their sessions with each, the
+    partnerships' true-performance bonuses (grade points) and the main partnership's type."""
+    partner: np.ndarray
+    partner2: np.ndarray
+    rate: np.ndarray
+    rate2: np.ndarray
+    bonus: np.ndarray
+    bonus2: np.ndarray
+    ptype: np.ndarray
+
+
+def form_partnerships(sc: Scenario, people: People, activity: np.ndarray, rng) -> Links:
+    """Partnerships within each club and the online room; evens out ``activity`` in place
+    (near-exclusive partners play as often as each other; triangle partners half as often as A)."""
+    pt, on = sc.partnerships, sc.online
+    P = len(people.home)
+    C = len(people.club_first)
+    partner = np.full(P, -1, np.int32)
+    partner2 = np.full(P, -1, np.int32)
+    rate = np.zeros(P)
+    rate2 = np.zeros(P)
+    bonus = np.zeros(P)
+    bonus2 = np.zeros(P)
+    ptype = np.zeros(P, np.int8)
+    groups = [np.arange(people.club_first[c], people.guest_first[c]) for c in range(C)]
+    if on.members:
+        groups.append(np.arange(people.online_guest_first, P))
+    for g, ids in enumerate(groups):
+        ids = ids[people.at_start[ids] & people.member[ids]]
+        ids = rng.permutation(ids)
+        is_online = g >= C
+        k = 0
+        if not is_online:
+            for _ in range(pt.triangles):
+                if k + 3 > len(ids):
+                    break
+                a_, b_, c_ = ids[k:k + 3]
+                k += 3
+                partner[a_], rate[a_], partner2[a_], rate2[a_] = b_, 0.48, c_, 0.48
+                partner[b_], rate[b_], partner[c_], rate[c_] = a_, 0.95, a_, 0.95
+                activity[b_] = activity[c_] = activity[a_] / 2
+                bonus[a_] = bonus[b_] = bonus2[a_] = bonus[c_] = pt.near_exclusive_bonus
+                ptype[[a_, b_, c_]] = NEAR_EXCLUSIVE
+        rest = ids[k:]
+        n_ne = int(round(pt.near_exclusive_share * len(rest) / 2)) * 2
+        n_reg = int(round(pt.regular_share * len(rest) / 2)) * 2
+        for lo, hi, r, bon, typ in ((0, n_ne, pt.near_exclusive_rate, pt.near_exclusive_bonus, NEAR_EXCLUSIVE),
+                                    (n_ne, n_ne + n_reg, pt.regular_rate, pt.regular_bonus, REGULAR)):
+            pairs = rest[lo:hi].reshape(-1, 2)
+            if is_online:
+                r = on.keep_partner
+            for a_, b_ in pairs:
+                partner[a_], partner[b_] = b_, a_
+                rate[a_] = rate[b_] = r
+                bonus[a_] = bonus[b_] = bon
+                ptype[a_] = ptype[b_] = typ
+                if typ == NEAR_EXCLUSIVE:
+                    activity[a_] = activity[b_] = 0.5 * (activity[a_] + activity[b_])
+    return Links(partner, partner2, rate, rate2, bonus, bonus2, ptype)
+
+
+def joint_rates(links: Links, activity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sessions a week each player plays with partner and partner2: the partner who wants fewer binds."""
+    partner, partner2, rate, rate2 = links.partner, links.partner2, links.rate, links.rate2
+    P = len(partner)
+
+    def joint(p_of, r_of, other_rate):
+        j = np.zeros(P)
+        has = p_of >= 0
+        q = p_of[has]
+        j[has] = np.minimum(r_of[has] * activity[has], other_rate[has] * activity[q])
+        return j
+    rate_back1 = np.where(partner[np.maximum(partner, 0)] == np.arange(P), rate[np.maximum(partner, 0)],
+                          rate2[np.maximum(partner, 0)])
+    rate_back2 = np.where(partner[np.maximum(partner2, 0)] == np.arange(P), rate[np.maximum(partner2, 0)],
+                          rate2[np.maximum(partner2, 0)])
+    return joint(partner, rate, rate_back1), joint(partner2, rate2, rate_back2)
