@@ -24,6 +24,13 @@ with ``--linearity`` a list ``linearity`` of runs of 1, 2 and 4 years, 1, 2
 and 4 replicates and the national scenario, each with ``player_boards``,
 ``wall_seconds`` and ``ns_per_player_board`` — the cost per player-board
 stays flat if the cost is linear in players x years x replicates.
+
+Every run also times the fused floor (``simcore.bench.floor``: one numba
+loop playing 13-table, 26-board Mitchell sessions from the same bridge
+score model, match-pointed and PPI-updated, one thread) and reports
+``floor_ns_per_player_board`` and ``ratio_to_floor`` = the one-thread
+pipeline's ns per player-board / the floor's (``ns_per_player_board_1_thread``
+is then always reported; with ``--threads 1`` it is the main figure).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from __future__ import annotations
 import json
 import os
 
+from simcore.bench.floor import time_floor
 from simcore.bench.pipeline import ALL_SCHEMES, WORKLOAD, linearity, time_pipeline, time_python
 
 
@@ -51,9 +59,14 @@ def main(args) -> int:
     out = {"player_boards_per_s": fast["player_boards_per_s"], "ns_per_player_board": fast["ns_per_player_board"],
            "threads": args.threads, "schemes": list(ALL_SCHEMES), "player_boards": fast["player_boards"],
            "wall_seconds": fast["wall_seconds"], "workload": WORKLOAD}
-    if args.scaling:
+    one = fast if args.threads == 1 else (time_pipeline(1, args.repeats) if args.scaling else None)
+    floor = time_floor(repeats=max(args.repeats, 3))
+    if one is None:  # the floor ratio is taken against one thread: time it even without --scaling
         one = time_pipeline(1, args.repeats)
-        out["ns_per_player_board_1_thread"] = one["ns_per_player_board"]
+    out["ns_per_player_board_1_thread"] = one["ns_per_player_board"]
+    out["floor_ns_per_player_board"] = floor["floor_ns_per_player_board"]
+    out["ratio_to_floor"] = one["ns_per_player_board"] / floor["floor_ns_per_player_board"]
+    if args.scaling:
         out["speedup"] = one["ns_per_player_board"] / fast["ns_per_player_board"]
     if not args.no_python:
         py = time_python()
@@ -69,9 +82,11 @@ def main(args) -> int:
           f"{WORKLOAD['years']:g} years: {fast['player_boards'] / 1e6:.2f} M player-boards")
     print(f"  {args.threads} thread(s): {fast['ns_per_player_board']:.1f} ns per player-board, "
           f"{fast['player_boards_per_s'] / 1e6:.2f} M player-boards/s (median of {args.repeats})")
-    if args.scaling:
-        print(f"  1 thread:   {out['ns_per_player_board_1_thread']:.1f} ns per player-board; "
-              f"speed-up {out['speedup']:.2f}x")
+    print(f"  1 thread:   {out['ns_per_player_board_1_thread']:.1f} ns per player-board"
+          + (f"; speed-up {out['speedup']:.2f}x" if args.scaling else ""))
+    print(f"  fused floor (13-table Mitchell, match points + PPI in one loop): "
+          f"{out['floor_ns_per_player_board']:.1f} ns per player-board; the pipeline is "
+          f"{out['ratio_to_floor']:.1f}x the floor")
     if not args.no_python:
         print(f"  plain Python (NUMBA_DISABLE_JIT=1, {out['python_player_boards']} player-boards): "
               f"{out['python_ns_per_player_board']:.0f} ns per player-board; "
