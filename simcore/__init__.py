@@ -14,9 +14,38 @@ replicates; ``sweep.py`` runs grids of runs on dask.
 returns the labelled Dataset; ``simcore.sweep(spec, out)`` runs a sweep.
 """
 
+import os as _os
+
 __version__ = "0.1.0"
 
-__all__ = ["run", "sweep", "__version__"]
+
+def kernel_cache_dir() -> str:
+    """The folder numba caches compiled kernels in, shared by every way of running simcore.
+
+    ``$NUMBA_CACHE_DIR`` if set; else ``$SIMCORE_CACHE_DIR``; else
+    ``$XDG_CACHE_HOME/simcore`` (``~/.cache/simcore``), in a subfolder per
+    numba version.  Kernels then compile once for ``python3 -m simcore`` from
+    a checkout and the installed ``simcore`` command alike (numba keys each
+    entry by the source file's path and time stamp, so two copies of the
+    source never load each other's kernels), and no cache files land in the
+    source tree.
+    """
+    if _os.environ.get("NUMBA_CACHE_DIR"):
+        return _os.environ["NUMBA_CACHE_DIR"]
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        numba_version = version("numba")
+    except PackageNotFoundError:
+        numba_version = "unknown"
+    base = _os.environ.get("SIMCORE_CACHE_DIR") or _os.path.join(
+        _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"), ".cache"), "simcore")
+    return _os.path.join(base, f"numba-{numba_version}")
+
+
+# before numba is imported (numba reads its configuration on import); worker processes inherit it
+_os.environ["NUMBA_CACHE_DIR"] = kernel_cache_dir()
+
+__all__ = ["run", "sweep", "__version__", "kernel_cache_dir"]
 
 
 def __getattr__(name):

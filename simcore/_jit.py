@@ -1,7 +1,9 @@
 """Numba flags for every simcore kernel, in one place.
 
 All kernels are compiled with ``cache=True`` so a fresh process loads them
-from ``__pycache__`` instead of recompiling, and with ``error_model="numpy"``
+from the kernel cache (``simcore.kernel_cache_dir()``: one folder outside
+the source tree that every way of running simcore shares) instead of
+recompiling, and with ``error_model="numpy"``
 so a division never raises from inside a kernel (inputs are validated at the
 Python boundary before any kernel runs).  ``fastmath`` stays off: results must
 be bit-identical whatever the machine's thread count.
@@ -21,7 +23,18 @@ runs, debugging); the decorators below then return the function unchanged.
 
 from __future__ import annotations
 
+import os
+import threading
+import time
+from contextlib import contextmanager
+
 import numba
+from numba.core import event as _event
+
+import simcore
+
+if not numba.config.CACHE_DIR:  # numba was imported before simcore: point it at simcore's cache all the same
+    numba.config.CACHE_DIR = os.environ.get("NUMBA_CACHE_DIR") or simcore.kernel_cache_dir()
 
 JIT_OPTIONS = dict(cache=True, nogil=True, error_model="numpy", fastmath=False)
 
@@ -50,3 +63,69 @@ def parallel_kernel(fn=None, **extra):
 
 
 prange = numba.prange
+
+
+class CompileWatch(_event.Listener):
+    """Counts numba compilations and the wall time they take.
+
+    numba fires ``numba:compile`` only on a cache miss, so on a warm cache
+    this sees nothing.  Compilation runs under numba's global compiler lock
+    (one at a time, whatever the thread), so one depth counter finds the
+    outermost compile; the functions a kernel calls compile inside it.
+
+    count: functions compiled (callees included).  seconds: wall time in
+    outermost compilations.  ``on_change(watch)`` is called when a compile
+    starts or ends and, while one runs, about every half second.
+    """
+
+    def __init__(self, on_change=None):
+        self.on_change = on_change
+        self.count = 0
+        self.seconds = 0.0
+        self.depth = 0
+        self._started = 0.0
+
+    @property
+    def compiling(self) -> bool:
+        return self.depth > 0
+
+    def elapsed(self) -> float:
+        """Seconds compiled so far, the running compilation included."""
+        return self.seconds + (time.perf_counter() - self._started if self.depth else 0.0)
+
+    def on_start(self, event):
+        if self.depth == 0:
+            self._started = time.perf_counter()
+        self.depth += 1
+        self.count += 1
+        if self.on_change is not None and self.depth == 1:
+            self.on_change(self)
+
+    def on_end(self, event):
+        self.depth -= 1
+        if self.depth == 0:
+            self.seconds += time.perf_counter() - self._started
+            if self.on_change is not None:
+                self.on_change(self)
+
+
+@contextmanager
+def watch_compiles(on_change=None, tick: float = 0.5):
+    """Within the block, count numba compilations (``CompileWatch``); yields the watch."""
+    watch = CompileWatch(on_change)
+    stop = threading.Event()
+    ticker = None
+    if on_change is not None:
+        def tick_loop():
+            while not stop.wait(tick):
+                if watch.compiling:
+                    on_change(watch)
+        ticker = threading.Thread(target=tick_loop, name="simcore-compile-ticker", daemon=True)
+        ticker.start()
+    with _event.install_listener("numba:compile", watch):
+        try:
+            yield watch
+        finally:
+            stop.set()
+            if ticker is not None:
+                ticker.join()

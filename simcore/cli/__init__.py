@@ -8,7 +8,9 @@ only when their subcommand runs, so ``simcore --help`` stays instant.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 
 from simcore.errors import UsageError  # noqa: F401  (re-exported: commands raise it)
@@ -23,7 +25,7 @@ SUBCOMMANDS = {
     "bench": ("simcore.cli.bench", "print the pipeline throughput on a fixed workload"),
 }
 
-
+NO_KERNELS = {"scenarios"}  # commands that never compile a kernel (no numba import, no compile notice)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -53,13 +55,51 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown command {command!r}; choose from {', '.join(SUBCOMMANDS)}")
     parser = build_parser(only=command)
     args = parser.parse_args(argv)
+    # ``run`` shows compilation in its own progress display
+    own_notice = command == "run" and not (getattr(args, "no_progress", False) or getattr(args, "json", False))
     try:
-        return int(args._module.main(args) or 0)
+        with compile_notice(enabled=not own_notice and command not in NO_KERNELS):
+            return int(args._module.main(args) or 0)
     except (UsageError, ValueError, FileNotFoundError) as exc:
         # validation errors name the file/row/field; show them without a traceback
         print(f"simcore {command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as exc:
+        # one line, no traceback; a command that keeps partial work says what it kept
+        print(f"simcore {command}: {str(exc) or 'interrupted'}", file=sys.stderr)
+        return 130
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+@contextlib.contextmanager
+def compile_notice(enabled: bool = True, stream=None):
+    """Say "compiling kernels (first run only)" on stderr while numba compiles (a cold cache).
+
+    On a terminal the line updates in place with the functions compiled and
+    the seconds spent; otherwise it is printed once when compilation starts
+    and once more with the totals at the end.  Commands that never compile
+    (``scenarios``; ``--help`` and bad options never get here) do not import
+    numba, so they stay instant.
+    """
+    if not enabled:
+        yield
+        return
+    stream = stream or sys.stderr
+    tty = stream.isatty()
+    state = {"shown": False}
+
+    def on_change(watch):
+        text = f"compiling kernels (first run only): {watch.count} functions, {watch.elapsed():.0f} s"
+        if tty:
+            print(f"\r{text}", end="", file=stream, flush=True)
+        elif not state["shown"]:
+            print(f"compiling kernels (first run only; cached in {os.environ.get('NUMBA_CACHE_DIR')})",
+                  file=stream, flush=True)
+        state["shown"] = True
+
+    from simcore._jit import watch_compiles
+    with watch_compiles(on_change) as watch:
+        yield
+    if state["shown"]:
+        end = "\r" if tty else ""
+        print(f"{end}compiled {watch.count} kernel functions in {watch.seconds:.1f} s (cached for later runs)",
+              file=stream, flush=True)

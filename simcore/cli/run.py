@@ -7,7 +7,11 @@
 With no arguments it runs the built-in ``default`` scenario with all four
 schemes (ngs, ppi, elo-pairs, imps-lost), shows a progress bar, prints a
 summary table per scheme variant and writes to an output folder (printed at
-the end; ``simcore-out/<scenario>-seed<S>`` by default):
+the end; ``simcore-out/<scenario>-<Y>y-<R>r-seed<S>`` by default, plus a
+short digest when the schemes or snapshot are not the defaults, so a run with
+other settings never lands in the same folder).  Every output path is checked
+before the simulation starts; a folder holding a different run is refused
+unless --overwrite is given:
 
   results.nc          the Dataset (replicate, scheme, time, player)
   summary.json        the summary figures
@@ -46,12 +50,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--snapshot", choices=("weekly", "monthly"), default=None,
                         help="snapshot frequency (default: the scenario's)")
     parser.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
-    parser.add_argument("--outdir", default=None, help="output folder (default simcore-out/<scenario>-seed<S>)")
+    parser.add_argument("--outdir", default=None,
+                        help="output folder (default simcore-out/<scenario>-<Y>y-<R>r-seed<S>[-<digest of "
+                             "schemes and snapshot>]); a folder holding another run is refused")
     parser.add_argument("--out", default=None, metavar="FILE.nc", help="write the Dataset here instead")
     parser.add_argument("--bundle", default=None, metavar="DIR", help="also write replicate 0 as a results bundle")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--no-figures", action="store_true", help="skip the figures")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the results of a different run in --outdir (and an existing --bundle)")
 
 
 def _available_schemes(text: str) -> str:
@@ -67,41 +75,124 @@ def _available_schemes(text: str) -> str:
     return ",".join(keep)
 
 
+_FIGURES = ("grade_vs_truth.png", "club_gap.png")
+_OUR_FILES = ("results.nc", "summary.json", *_FIGURES)
+BUNDLE_FILES = ("sessions.csv", "travellers.csv", "teams.csv", "players.csv", "card_play.csv")
+
+
+def run_identity(engine, schemes: str) -> dict:
+    """What makes two runs the same run (and so the same results): the key of the output folder."""
+    import hashlib
+
+    from simcore.scenario import scenario_to_json
+    sc = engine.scenario
+    return {"scenario": sc.name, "scenario_sha1": hashlib.sha1(scenario_to_json(sc).encode()).hexdigest()[:12],
+            "years": sc.calendar.years, "snapshot": sc.calendar.snapshot, "replicates": engine.replicates,
+            "seed": engine.seed, "schemes": [v.label for v in engine.variants]}
+
+
+def default_outdir(identity: dict, default_snapshot: str) -> Path:
+    """``simcore-out/<scenario>-<Y>y-<R>r-seed<S>``, plus a short digest of the scheme list and snapshot
+    when they are not the defaults, so runs that differ never share a folder by default."""
+    import hashlib
+    name = f"{identity['scenario']}-{identity['years']:g}y-{identity['replicates']}r-seed{identity['seed']}"
+    if identity["schemes"] != DEFAULT_SCHEMES.split(",") or identity["snapshot"] != default_snapshot:
+        digest = hashlib.sha1(json.dumps([identity["schemes"], identity["snapshot"]]).encode()).hexdigest()[:6]
+        name += f"-{digest}"
+    return Path("simcore-out") / name
+
+
+def _describe(identity: dict) -> str:
+    return (f"scenario {identity.get('scenario')}, years {identity.get('years')}, replicates "
+            f"{identity.get('replicates')}, seed {identity.get('seed')}, schemes {','.join(identity.get('schemes') or [])}")
+
+
+def check_outdir_is_this_run(outdir: Path, identity: dict, option: str, overwrite: bool) -> None:
+    """Refuse (unless ``overwrite``) a folder holding another run's results: a rerun of the same run
+    may replace them (it writes the same numbers), a different run may not, silently."""
+    present = [f for f in _OUR_FILES if (outdir / f).exists()]
+    if not present or overwrite:
+        return
+    try:
+        have = json.loads((outdir / "summary.json").read_text())["run"]["identity"]
+    except (OSError, ValueError, KeyError, TypeError):
+        have = None
+    if have == identity:
+        return
+    what = f"a different run ({_describe(have)})" if have else f"files of an unknown run ({', '.join(present)})"
+    raise UsageError(f"{option} {outdir} already holds {what}; this run is {_describe(identity)}. "
+                     "Give another folder, or pass --overwrite to replace them")
+
+
+def check_bundle_folder(outputs, path, overwrite: bool) -> Path:
+    folder = outputs.folder(path, "--bundle")
+    old = [f for f in BUNDLE_FILES if (folder / f).exists()]
+    if old and not overwrite:
+        raise UsageError(f"--bundle {folder} already holds a results bundle ({', '.join(old)}); "
+                         "give another folder, or pass --overwrite to replace it")
+    return folder
+
+
 def main(args) -> int:
     from simcore import metrics
+    from simcore.cli.paths import Outputs, write_atomic
     from simcore.engine import Engine
     from simcore.scenario import load_scenario
     if args.replicates < 1:
         raise UsageError(f"--replicates {args.replicates}: give at least 1")
     if args.seed < 0:
         raise UsageError(f"--seed {args.seed}: give 0 or more")
+    if args.years is not None and not 0 < args.years <= 100:
+        raise UsageError(f"--years {args.years:g}: give a number of years in (0, 100]")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError(f"--threads {args.threads}: give at least 1")
     scenario = load_scenario(args.scenario)
     schemes = _available_schemes(args.schemes) if args.schemes == DEFAULT_SCHEMES else args.schemes
-    outdir = Path(args.outdir or f"simcore-out/{scenario.name}-seed{args.seed}")
-    started = time.perf_counter()
-    engine = Engine(scenario, schemes, args.replicates, args.years, args.seed, args.snapshot, args.threads,
-                    False, args.bundle, None, progress=not args.no_progress and not args.json)
-    ds = engine.run()
-    wall = time.perf_counter() - started
-    outdir.mkdir(parents=True, exist_ok=True)
-    nc = Path(args.out) if args.out else outdir / "results.nc"
-    write_dataset(ds, nc)
-    summary = metrics.summary(ds)
-    summary["run"] = {"scenario": scenario.name, "seed": args.seed, "replicates": args.replicates,
-                      "years": engine.scenario.calendar.years, "wall_seconds": round(wall, 2),
-                      "player_boards": int(engine.player_boards), "dataset": str(nc)}
-    (outdir / "summary.json").write_text(json.dumps(summary, indent=2))
-    if not args.no_figures:
-        figures(ds, outdir)
+    # every input is validated (Engine checks the scheme variants) and every output path checked
+    # before the simulation starts
+    try:
+        engine = Engine(scenario, schemes, args.replicates, args.years, args.seed, args.snapshot, args.threads,
+                        False, None, None, progress=not args.no_progress and not args.json)
+    except ValueError as exc:
+        raise UsageError(f"--schemes {args.schemes!r}: {exc}" if "scheme" in str(exc) else str(exc)) from None
+    identity = run_identity(engine, schemes)
+    with Outputs() as outputs:
+        option = "--outdir" if args.outdir else "output folder"
+        outdir = outputs.folder(args.outdir or default_outdir(identity, scenario.calendar.snapshot), option)
+        check_outdir_is_this_run(outdir, identity, option, args.overwrite)
+        nc = outputs.file(args.out, "--out") if args.out else outdir / "results.nc"
+        if args.bundle:
+            engine.bundle_dir = check_bundle_folder(outputs, args.bundle, args.overwrite)
+            for f in BUNDLE_FILES:  # --overwrite: no file of the old bundle may stay beside the new one
+                (engine.bundle_dir / f).unlink(missing_ok=True)
+        started = time.perf_counter()
+        ds = engine.run()
+        wall = time.perf_counter() - started
+        write_atomic(nc, lambda tmp: write_dataset(ds, tmp))
+        summary = metrics.summary(ds)
+        summary["run"] = {"scenario": scenario.name, "seed": args.seed, "replicates": args.replicates,
+                          "years": engine.scenario.calendar.years, "wall_seconds": round(wall, 2),
+                          "compile_seconds": round(engine.compile_seconds, 2),
+                          "player_boards": int(engine.player_boards), "dataset": str(nc), "identity": identity}
+        write_atomic(outdir / "summary.json", lambda tmp: tmp.write_text(json.dumps(summary, indent=2)))
+        if args.no_figures:
+            for f in _FIGURES:  # figures of an earlier run must not sit beside this summary
+                (outdir / f).unlink(missing_ok=True)
+        else:
+            figures(ds, outdir)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
     print(summary_table(summary))
     pb = engine.player_boards
-    print(f"\n{pb / 1e6:.1f} M player-boards in {wall:.1f} s ({pb / wall / 1e6:.1f} M/s, "
-          f"{engine.threads} threads); Dataset {nc}; figures and summary in {outdir}/")
+    run_s = max(wall - engine.compile_seconds, 1e-9)
+    compiled = (f"; plus {engine.compile_seconds:.1f} s compiling kernels (first run only)"
+                if engine.compile_seconds >= 0.05 else "")
+    print(f"\n{pb / 1e6:.1f} M player-boards in {run_s:.1f} s ({pb / run_s / 1e6:.1f} M/s, "
+          f"{engine.threads} threads){compiled}")
+    print(f"Dataset: {nc}\nsummary and figures: {outdir}/")
     if args.bundle:
-        print(f"replicate 0's results bundle: {args.bundle}/")
+        print(f"replicate 0's results bundle: {engine.bundle_dir}/")
     return 0
 
 

@@ -134,6 +134,57 @@ def _digest(chunk: Chunk, card: bool) -> str:
     return h.hexdigest()
 
 
+class _Progress:
+    """The run's progress bar (weeks simulated, throughput) and, while numba compiles kernels on a
+    first run, a line saying so with the count of functions compiled and the seconds spent."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.bar = None
+        self.note = None
+        self.rate = ""
+        import threading
+        self.lock = threading.Lock()
+
+    def start(self, weeks: int):
+        from tqdm import tqdm
+        with self.lock:
+            self.bar = tqdm(total=weeks, unit="week", desc=f"simcore {self.name}", dynamic_ncols=True)
+        return self.bar
+
+    def advance(self, weeks: int, rate: float) -> None:
+        with self.lock:
+            self.rate = f"{rate:.1f} M player-boards/s"
+            self.bar.set_postfix_str(self.rate, refresh=False)
+            self.bar.update(weeks)
+
+    def compiling(self, watch) -> None:
+        """``watch_compiles`` callback (any thread): one line, kept above the bar until the run ends
+        (on a terminal; elsewhere it is said once, so logs do not fill with updates)."""
+        import sys
+
+        from tqdm import tqdm
+        with self.lock:
+            if not sys.stderr.isatty():
+                if self.note is None:
+                    self.note = True
+                    tqdm.write("compiling kernels (first run only) ...", file=sys.stderr)
+                return
+            if self.note is None:
+                self.note = tqdm(total=0, bar_format="{desc}", leave=True)
+            state = (f"{watch.count} functions, {watch.elapsed():.0f} s" if watch.compiling else
+                     f"{watch.count} functions in {watch.elapsed():.1f} s (cached for later runs)")
+            self.note.set_description_str(f"compiling kernels (first run only): {state}")
+
+    def close(self) -> None:
+        with self.lock:
+            if self.note not in (None, True):
+                self.note.close()
+            self.note = None
+            if self.bar is not None:
+                self.bar.close()
+
+
 class Engine:
     """One run: configuration, replicate states, snapshots; ``run()`` drives it."""
 
@@ -167,6 +218,7 @@ class Engine:
         self.trace_rows: list = []
         self.graded: dict = {}  # with trace: (replicate, variant) -> digests of what it graded
         self.timing = {"pass_a": 0.0, "pass_b": 0.0, "snapshot": 0.0}
+        self.compile_seconds = 0.0  # seconds of the last run spent compiling kernels (first run only)
 
     # -- setup -------------------------------------------------------------------------
     def _new_replicate(self, r: int, key) -> _Replicate:
@@ -235,6 +287,20 @@ class Engine:
 
     # -- the run -----------------------------------------------------------------------
     def run(self):
+        """Simulate and grade; returns the Dataset.  Time spent compiling kernels (a first run only)
+        is kept in ``compile_seconds`` and out of the throughput shown."""
+        from simcore._jit import watch_compiles
+        self._progress = _Progress(self.scenario.name) if self.progress else None
+        try:
+            with watch_compiles(self._progress.compiling if self._progress else None) as watch:
+                self._compile_watch = watch
+                return self._run()
+        finally:
+            self.compile_seconds = watch.seconds
+            if self._progress is not None:
+                self._progress.close()
+
+    def _run(self):
         keys = replicate_keys(self.seed, self.replicates)
         with ThreadPoolExecutor(max_workers=self.threads) as pool:
             reps = list(pool.map(lambda r: self._new_replicate(r, keys[r]), range(self.replicates)))
@@ -248,12 +314,9 @@ class Engine:
             extras: dict[str, np.ndarray] = {}
             fr18: dict[str, np.ndarray] = {}
             times = np.empty(n_t, "datetime64[D]")
-            bar = None
-            if self.progress:
-                from tqdm import tqdm
-                bar = tqdm(total=w0.n_weeks, unit="week", desc=f"simcore {self.scenario.name}",
-                           dynamic_ncols=True)
+            bar = self._progress.start(w0.n_weeks) if self._progress else None
             started = time.perf_counter()
+            compiled_before = self._compile_watch.elapsed()
             player_boards = 0
             pending = [pool.submit(self._pass_a, rep, *chunks[0]) for rep in reps]
             for c, (first, stop) in enumerate(chunks):
@@ -294,11 +357,9 @@ class Engine:
                 self.timing["snapshot"] += time.perf_counter() - t0
                 player_boards += sum(ch.player_boards for ch in done)
                 if bar is not None:
-                    elapsed = time.perf_counter() - started
-                    bar.set_postfix_str(f"{player_boards / max(elapsed, 1e-9) / 1e6:.1f} M player-boards/s")
-                    bar.update(stop - first)
-            if bar is not None:
-                bar.close()
+                    # compilation (a first run only) is not simulation: keep it out of the throughput
+                    elapsed = time.perf_counter() - started - (self._compile_watch.elapsed() - compiled_before)
+                    self._progress.advance(stop - first, player_boards / max(elapsed, 1e-9) / 1e6)
         self.elapsed = time.perf_counter() - started
         self.player_boards = player_boards
         if self.bundle_dir is not None:
