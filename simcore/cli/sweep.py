@@ -1,6 +1,9 @@
 """``simcore sweep SWEEP.toml``: a grid of scenario x scheme-variant x seed points on dask.
 
 The sweep file's format and the resume rules are in ``simcore.engine.sweep``.
+Every grid point is checked with the scenario validator before the cluster
+starts.  Ctrl-C stops the cluster and says how many points are kept; rerun
+the same command to resume.
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ def main(args) -> int:
         raise UsageError(f"--workers {args.workers}: give at least 1")
     if args.retries < 0:
         raise UsageError(f"--retries {args.retries}: give 0 or more")
-    out = Path(args.out or f"sweep-{spec.name}")
-    combined = sweep(spec, out, scheduler=args.scheduler, workers=args.workers,
-                     retries=args.retries, progress=not args.no_progress)
+    from simcore.cli.paths import Outputs
+    with Outputs() as outputs:
+        out = outputs.folder(args.out or f"sweep-{spec.name}", "--out" if args.out else "output folder")
+        combined = sweep(spec, out, scheduler=args.scheduler, workers=args.workers,
+                         retries=args.retries, progress=not args.no_progress)
     print(f"{combined.sizes['point']} points combined into {out / 'combined.nc'}")
     return 0

@@ -37,12 +37,14 @@ so a remote cluster needs no shared filesystem.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import importlib
 import itertools
 import json
 import os
+import signal
 import sys
 import tomllib
 from dataclasses import dataclass, field
@@ -130,9 +132,14 @@ def spec_from_dict(d: dict, source: str = "sweep") -> SweepSpec:
         schemes = split_variants(schemes)
     if not isinstance(schemes, list) or not schemes or not all(isinstance(s, str) for s in schemes):
         _fail(source, "schemes", d["schemes"], "give a non-empty list of scheme variants")
-    from simcore.schemes import parse_variant
+    from simcore.schemes import make_scheme, parse_variant
     for s in schemes:
-        parse_variant(s)  # raises naming the bad variant
+        try:
+            make_scheme(*parse_variant(s))  # checks the parameters' names and values too
+        except ModuleNotFoundError:
+            _fail(source, "schemes", s, "this scheme is not available in this build")
+        except ValueError as exc:
+            raise ValueError(f"{source}: schemes: {exc}") from None
     years = d.get("years", 3.0)
     if isinstance(years, bool) or not isinstance(years, (int, float)) or not 0 < years <= 100:
         _fail(source, "years", years, "give a number of years in (0, 100]")
@@ -156,10 +163,44 @@ def spec_from_dict(d: dict, source: str = "sweep") -> SweepSpec:
     runner = d.get("runner", "simcore.engine.sweep:run_point")
     if not isinstance(runner, str) or ":" not in runner:
         _fail(source, "runner", runner, "give 'module:function'")
-    return SweepSpec(name=d["name"], scenario=d["scenario"], schemes=tuple(schemes),
+    spec = SweepSpec(name=d["name"], scenario=d["scenario"], schemes=tuple(schemes),
                      years=float(years), replicates=int(d.get("replicates", 1)),
                      seed=int(d.get("seed", 0)), seeds=int(d.get("seeds", 1)),
                      grid=tuple(grid_items), snapshot=snapshot, runner=runner)
+    if runner == "simcore.engine.sweep:run_point":
+        check_points(spec, source)
+    return spec
+
+
+def check_points(spec: SweepSpec, source: str = "sweep") -> None:
+    """Validate every grid point with the scenario validator, before any cluster starts.
+
+    A wrong key or a wrong-type value (``[0.0, "lots"]``) is a mistake in
+    the sweep file, which rerunning cannot fix: say so now, naming the file,
+    the key and the value, rather than after a point has run.  Each value is
+    checked alone first (the clearest message), then every combination
+    (rules that join keys, such as the partnership shares adding up to 1).
+    """
+    from simcore.scenario import load_scenario, with_overrides
+    try:
+        base = load_scenario(spec.scenario)
+    except ValueError as exc:
+        raise ValueError(f"{source}: scenario = {spec.scenario!r}: {exc}") from None
+    for key, values in spec.grid:
+        for value in values:
+            try:
+                with_overrides(base, {key: value})
+            except ValueError as exc:
+                raise ValueError(f"{source}: [grid] {key!r} = {value!r}: {exc}") from None
+    if len(spec.grid) > 1:
+        for p in expand(spec):
+            if p.seed_index:
+                continue
+            try:
+                with_overrides(base, dict(p.values))
+            except ValueError as exc:
+                point = ", ".join(f"{k} = {v!r}" for k, v in p.values)
+                raise ValueError(f"{source}: [grid] point {point}: {exc}") from None
 
 
 def load_spec(path: str | os.PathLike) -> SweepSpec:
@@ -245,10 +286,47 @@ def _make_client(scheduler: str | None, workers: int | None):
     if scheduler:
         return Client(scheduler), None
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
-                           dashboard_address=None)
+    # Ctrl-C reaches every process of the terminal's group: workers that inherit an ignored SIGINT
+    # (Python keeps SIG_IGN at start-up) leave the interrupt to this process, which stops them
+    # itself, instead of each printing its own traceback
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+    try:
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                               env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+                               dashboard_address=":0")  # any free port: no warning when 8787 is taken
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     return Client(cluster), cluster
+
+
+def _main_thread() -> bool:
+    import threading
+    return threading.current_thread() is threading.main_thread()
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a sweep: the points written so far are kept; its text is the one line to show."""
+
+
+def _quiet_worker() -> None:
+    import logging
+    logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
+
+
+@contextlib.contextmanager
+def _quiet_shutdown():
+    """dask logs (with tracebacks) the tasks cancelled when a cluster closes mid-run: not news after Ctrl-C."""
+    import logging
+    loggers = [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
 
 
 def combine(out: str | os.PathLike, points: list[Point], spec: SweepSpec):
@@ -275,6 +353,55 @@ class SweepFailed(UsageError):
     """Some points failed after their retries; the others are on disk."""
 
 
+def _run_points(spec, out, points, todo, failures, scheduler, workers, retries, progress) -> None:
+    """Run the ``todo`` points on the cluster, writing each as it arrives; failures go to ``failures``."""
+    from dask.distributed import as_completed
+    # Compile (or load from the numba cache) in the parent first, so worker
+    # processes on this machine find every kernel already cached instead of
+    # all compiling the same kernels at once.
+    runner = _resolve(spec.runner)
+    if runner is run_point:
+        warm = dataclasses.replace(spec, years=2 / 52, replicates=1)
+        run_point(warm.to_dict(), todo[0].to_dict())
+    client = cluster = bar = None
+    try:
+        client, cluster = _make_client(scheduler, workers)
+        spec_dict = spec.to_dict()
+        futures = {client.submit(_run_task, spec_dict, p.to_dict(), key=f"simcore-{p.label}",
+                                 retries=retries, pure=False): p for p in todo}
+        if progress:
+            from tqdm import tqdm
+            bar = tqdm(total=len(points), initial=len(points) - len(todo), unit="point",
+                       desc=f"sweep {spec.name}", file=sys.stderr)
+        for fut in as_completed(futures):
+            p = futures[fut]
+            try:
+                _write_atomic(fut.result(), _point_path(out, p))
+            except Exception as exc:  # noqa: BLE001 — reported, never dropped
+                failures[p.label] = f"{type(exc).__name__}: {exc}"
+            if bar is not None:
+                bar.update(1)
+                if failures:
+                    bar.set_postfix(failed=len(failures))
+    except KeyboardInterrupt:
+        with _quiet_shutdown():
+            if client is not None:
+                with contextlib.suppress(Exception):
+                    client.run(_quiet_worker)  # the workers log their cancelled tasks otherwise
+            _close(bar, client, cluster)
+        raise
+    _close(bar, client, cluster)
+
+
+def _close(bar, client, cluster) -> None:
+    if bar is not None:
+        bar.close()
+    if client is not None:
+        client.close()
+    if cluster is not None:
+        cluster.close()
+
+
 def sweep(spec: SweepSpec, out: str | os.PathLike, *, scheduler: str | None = None,
           workers: int | None = None, retries: int = 1, progress: bool = True):
     """Run (or resume) a sweep; return the combined Dataset.
@@ -286,8 +413,9 @@ def sweep(spec: SweepSpec, out: str | os.PathLike, *, scheduler: str | None = No
 
     Finished points are skipped, failed ones retried ``retries`` times and
     then reported in ``SweepFailed`` (``OUT/failures.json`` lists them).
+    Ctrl-C stops the cluster and raises ``SweepInterrupted``, whose text says
+    how many points are kept.
     """
-    from dask.distributed import as_completed
     if isinstance(spec, dict):
         spec = spec_from_dict(spec)
     elif not isinstance(spec, SweepSpec):
@@ -298,44 +426,18 @@ def sweep(spec: SweepSpec, out: str | os.PathLike, *, scheduler: str | None = No
     todo = [p for p in points if not _point_path(out, p).exists()]
     failures: dict[str, str] = {}
     if todo:
-        # Compile (or load from the numba cache) in the parent first, so worker
-        # processes on this machine find every kernel already cached instead of
-        # all compiling the same kernels at once.
-        runner = _resolve(spec.runner)
-        if runner is run_point:
-            warm = dataclasses.replace(spec, years=2 / 52, replicates=1)
-            run_point(warm.to_dict(), todo[0].to_dict())
-        client, cluster = _make_client(scheduler, workers)
         try:
-            spec_dict = spec.to_dict()
-            futures = {client.submit(_run_task, spec_dict, p.to_dict(), key=f"simcore-{p.label}",
-                                     retries=retries, pure=False): p for p in todo}
-            bar = None
-            if progress:
-                from tqdm import tqdm
-                bar = tqdm(total=len(points), initial=len(points) - len(todo), unit="point",
-                           desc=f"sweep {spec.name}", file=sys.stderr)
-            for fut in as_completed(futures):
-                p = futures[fut]
-                try:
-                    _write_atomic(fut.result(), _point_path(out, p))
-                except Exception as exc:  # noqa: BLE001 — reported, never dropped
-                    failures[p.label] = f"{type(exc).__name__}: {exc}"
-                if bar is not None:
-                    bar.update(1)
-                    if failures:
-                        bar.set_postfix(failed=len(failures))
-            if bar is not None:
-                bar.close()
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            _run_points(spec, out, points, todo, failures, scheduler, workers, retries, progress)
+        except KeyboardInterrupt:
+            kept = sum(_point_path(out, p).exists() for p in points)
+            raise SweepInterrupted(f"interrupted: {kept} of {len(points)} points kept; rerun the same command "
+                                   "to resume") from None
     if failures:
         (out / "failures.json").write_text(json.dumps(failures, indent=2))
         listing = "; ".join(f"{k}: {v}" for k, v in failures.items())
         raise SweepFailed(f"{len(failures)} of {len(points)} points failed after {retries} "
-                          f"retries (rerun to resume): {listing}")
+                          f"retries; the other points are kept, and rerunning the same command runs only "
+                          f"the failed ones (after fixing the cause): {listing}")
     (out / "failures.json").unlink(missing_ok=True)
     combined = combine(out, points, spec)
     _write_atomic(combined, out / "combined.nc")

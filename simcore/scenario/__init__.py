@@ -12,7 +12,8 @@ player's true strength is the MP % they would average partnering an equal
 player against an average field), activity in sessions per week, rates per
 year unless stated, dates ISO.
 
-The structure (``simcore scenarios default`` prints a complete example)::
+The structure (``simcore scenarios default --all`` prints a complete example,
+every key with a one-line comment; ``scenario_to_toml`` writes it)::
 
     name, description
     [calendar]      start, years, snapshot
@@ -348,6 +349,67 @@ def with_overrides(sc: Scenario, overrides: dict[str, Any]) -> Scenario:
                 else:
                     node = node[part]
     return scenario_from_dict(data)
+
+
+# --- every key, as TOML ----------------------------------------------------------------
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
+
+
+def _toml_keys(obj, skip=()) -> list[str]:
+    """``key = value  # help (default d)`` for every plain field of a scenario dataclass."""
+    rows = []
+    for f in dataclasses.fields(obj):
+        if f.name in skip:
+            continue
+        value = getattr(obj, f.name)
+        default = f.default if f.default is not dataclasses.MISSING else None
+        note = f.metadata.get("help", "")
+        if "choices" in f.metadata:
+            note += f"; one of {', '.join(map(str, f.metadata['choices']))}"
+        elif "min" in f.metadata or "max" in f.metadata:
+            note += f"; {f.metadata.get('min', '')}..{f.metadata.get('max', '')}"
+        if default is not None and value != default:
+            note += f" (default {_toml_value(default)})"
+        rows.append((f"{f.name} = {_toml_value(value)}", note))
+    width = min(max((len(k) for k, _ in rows), default=0), 32)  # a long description must not push every comment
+    return [f"{k:<{width}}  # {note}" for k, note in rows]
+
+
+def scenario_to_toml(sc: Scenario) -> str:
+    """Every key of a scenario as TOML, each with a one-line comment (what it means, the allowed
+    values, and the default where the value differs); ``load_scenario`` reads it back unchanged.
+
+    A scenario without county events or an online room still shows their keys, commented out, so
+    the text is a complete template.
+    """
+    lines = ["# every key of this scenario with a one-line comment; keys left out of a scenario file take",
+             "# their defaults.  Units: strengths in grade points (50 = national average), activity in",
+             "# sessions a week, rates per year unless stated, dates ISO (YYYY-MM-DD).", ""]
+    lines += _toml_keys(sc, skip=("calendar", "players", "partnerships", "mixing", "clubs", "events", "online"))
+    for key in ("calendar", "players", "partnerships", "mixing", "online"):
+        lines += ["", f"[{key}]", *_toml_keys(getattr(sc, key))]
+    if not sc.online.members:
+        lines[-len(_toml_keys(sc.online)) - 1] += "  # members = 0: no online room"
+    for club in sc.clubs:
+        lines += ["", "[[clubs]]", *_toml_keys(club, skip=("sessions",))]
+        for session in club.sessions:
+            lines += ["[[clubs.sessions]]", *_toml_keys(session)]
+    if not sc.clubs:
+        lines += ["", "# no clubs; a club looks like this:", "# [[clubs]]",
+                  *(f"# {row}" for row in _toml_keys(Club(), skip=("sessions",))), "# [[clubs.sessions]]",
+                  *(f"# {row}" for row in _toml_keys(ClubSession()))]
+    for event in sc.events:
+        lines += ["", "[[events]]", *_toml_keys(event)]
+    if not sc.events:
+        lines += ["", "# no county or national events; an event looks like this:", "# [[events]]",
+                  *(f"# {row}" for row in _toml_keys(Event()))]
+    return "\n".join(lines) + "\n"
 
 
 # --- built-ins and files ------------------------------------------------------------
