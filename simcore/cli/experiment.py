@@ -37,6 +37,40 @@ def main(args) -> int:
     out = Path(args.out or f"simcore-out/experiment-{args.name}")
     module = importlib.import_module(STUDIES[args.name])
     headline = module.run(out, quick=args.quick, seed=args.seed)
-    print(json.dumps(headline, indent=2, default=float))
-    print(f"report: {out / 'report.md'}")
+    print(headline_table(headline))
+    print(f"\nreport: {out / 'report.md'}; the figures as JSON in {out / 'headline.json'}")
     return 0
+
+
+def _cell(value) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value).lower()
+    if isinstance(value, float):
+        return "n/a" if value != value else f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_cell(v) for v in value)
+    return str(value)
+
+
+def headline_table(headline: dict) -> str:
+    """A study's headline figures as text: scalars one a line, a table of rows (a dict of dicts
+    sharing their keys, such as figures per scheme variant) as aligned columns, anything deeper as
+    dotted keys."""
+    lines, tables = [], []
+    for key, value in headline.items():
+        if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+            tables.append((key, value))
+        elif isinstance(value, dict):
+            lines += [f"{key}.{k}: {_cell(v)}" for k, v in value.items()]
+        else:
+            lines.append(f"{key}: {_cell(value)}")
+    for key, rows in tables:
+        columns = list(dict.fromkeys(c for row in rows.values() for c in row))
+        cells = [[str(name)] + [_cell(row.get(c, "")) if not isinstance(row.get(c), dict) else
+                                json.dumps(row.get(c), default=float) for c in columns]
+                 for name, row in rows.items()]
+        head = [key] + columns
+        widths = [max(len(r[i]) for r in [head, *cells]) for i in range(len(head))]
+        fmt = lambda r: "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))  # noqa: E731
+        lines += ["", fmt(head), "-" * len(fmt(head)), *map(fmt, cells)]
+    return "\n".join(lines)

@@ -29,6 +29,7 @@ the command line and writes the files.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from simcore.engine.replay import (grade_bundle, grade_results, has_partnership_grades, partnership_table,
                                    read_bundle_folder, score, write_csv)
@@ -79,21 +80,32 @@ def parse_overrides(items: list[str]) -> dict[str, str]:
 
 
 def main(args) -> int:
+    from simcore.cli.paths import Outputs
     overrides = parse_overrides(args.overrides)
     if args.partnerships and args.scheme == "ngs":
         overrides.setdefault("partnership_grades", "true")  # NGS keeps partnership histories only on request
     scheme = make_scheme(args.scheme, overrides)
     if args.partnerships and not has_partnership_grades(scheme):
         raise ValueError(f"{scheme.name} has no partnership-level grades; drop --partnerships")
-    if scheme.name == "imps-lost":
-        write_csv(args.out, grade_bundle(args.bundle, scheme))
-        return 0
-    results = read_bundle_folder(args.bundle)
-    scored = score(results)
-    table, state = grade_results(results, scored, scheme, label=args.bundle)
-    write_csv(args.out, table)
-    if args.partnerships:
-        write_csv(args.partnerships, partnership_table(results, scored, scheme, state))
+    with Outputs() as outputs:  # output paths checked before the bundle is read
+        out = outputs.file(args.out, "--out")
+        partnerships = outputs.file(args.partnerships, "--partnerships") if args.partnerships else None
+        if scheme.name == "imps-lost":
+            table = grade_bundle(args.bundle, scheme)
+            write_csv(out, table)
+            print(f"graded {len(table['player'])} card-play records of {len(set(table['player']))} players "
+                  f"({Path(args.bundle) / 'card_play.csv'}) under {scheme.name}; ratings in {out}")
+            return 0
+        results = read_bundle_folder(args.bundle)
+        scored = score(results)
+        table, state = grade_results(results, scored, scheme, label=args.bundle)
+        write_csv(out, table)
+        print(f"graded {len(set(table['session']))} of {results.n_sessions} sessions of {args.bundle} under "
+              f"{scheme.name} ({len(table['grade'])} grades of {len(set(table['player']))} players); grades in {out}")
+        if partnerships:
+            pt = partnership_table(results, scored, scheme, state)
+            write_csv(partnerships, pt)
+            print(f"{len(pt['partnership'])} partnership grades in {partnerships}")
     return 0
 
 

@@ -203,7 +203,29 @@ def write_dataset(ds, path) -> None:
     ds.to_netcdf(path, engine="h5netcdf")
 
 
+SUMMARY_LEGEND = (
+    "At the last snapshot, over graded players (mean over replicates; grade points unless stated):",
+    "  RMSE        root mean square of (grade - true strength).  Lower is better.",
+    "  rank r      Spearman rank correlation of grades with true strengths (1 = the true order).  Higher is better.",
+    "  bias        mean of (grade - true strength): + grades too high, - too low.  Nearer 0 is better.",
+    "  club bias   root mean square over clubs of (club's mean grade - its mean true strength):",
+    "              how far whole clubs sit off the common scale.  Lower is better.",
+    "  A&E gap     near-exclusive partnerships (> 85 % of sessions together): mean |grade gap - true gap|",
+    "              between the two partners (the Aces-and-Eights problem).  Lower is better.",
+    "  A&E >4      share of those partnerships whose gap error is over 4 points.  Lower is better.",
+    "  volatility  sd of a graded player's grade change from one snapshot to the next (the snapshot",
+    "              interval: --snapshot).  Lower is steadier; some change is needed to follow real change.",
+    "  graded      players measured, summed over replicates: active members with >= 300 boards who have",
+    "              a grade under that scheme.  Schemes grade different players: elo-pairs rates",
+    "              partnerships, and a player gets an individual grade only once one of their partnerships",
+    "              is established (10 sessions together), so pick-up players go ungraded; PPI rates",
+    "              match-pointed sessions only.  So the columns of two schemes may describe different players.",
+    "  n/a         nothing to measure (e.g. no near-exclusive partnership graded yet).",
+)
+
+
 def summary_table(summary: dict) -> str:
+    """The summary figures as a table, with what each column means and which way is better."""
     cols = [("rmse", "RMSE", "{:6.2f}"), ("rank_corr", "rank r", "{:6.3f}"), ("bias", "bias", "{:+6.2f}"),
             ("club_bias_rms", "club bias", "{:9.2f}"), ("aces_eights_gap", "A&E gap", "{:7.2f}"),
             ("aces_eights_over_4", "A&E >4", "{:6.1%}"), ("volatility", "volatility", "{:10.2f}"),
@@ -219,8 +241,7 @@ def summary_table(summary: dict) -> str:
             w = len(fmt.format(0))
             cells.append(f"{'n/a':>{w}}" if v != v else fmt.format(v))
         lines.append(f"{label:<{width}}  " + "  ".join(cells))
-    lines.append("(grade points; graded = active members with >= 300 boards; A&E = near-exclusive "
-                 "partnerships' |grade gap - true gap|; volatility = sd of snapshot-to-snapshot change)")
+    lines += ["", *SUMMARY_LEGEND]
     return "\n".join(lines)
 
 
