@@ -245,7 +245,25 @@ def summary_table(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def robust_limits(values, share: float = 0.01, pad: float = 0.1) -> tuple[float, float] | None:
+    """y-limits holding all but the outer ``share`` of the finite values at each end (and 0), padded.
+
+    A few early snapshots, when clubs have only a handful of graded players, swing by 20 points;
+    fitting them would flatten everything else.  None when there is nothing finite to show.
+    """
+    import numpy as np
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    if not len(v):
+        return None
+    lo, hi = np.quantile(v, [share, 1 - share])
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    span = max(hi - lo, 1.0)
+    return float(lo - pad * span), float(hi + pad * span)
+
+
 def figures(ds, outdir: Path) -> None:
+    """``grade_vs_truth.png`` and ``club_gap.png`` of replicate 0 (see the module docstring)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -255,37 +273,60 @@ def figures(ds, outdir: Path) -> None:
     last = ds.isel(time=-1, replicate=0)
     mask = graded_mask(last)
     V = ds.sizes["scheme"]
-    fig, axes = plt.subplots(1, V, figsize=(3.6 * V, 3.6), squeeze=False, sharex=True, sharey=True)
+    date = str(np.datetime_as_string(ds["time"].values[-1], unit="D"))
+    fig, axes = plt.subplots(1, V, figsize=(3.6 * V, 4.0), squeeze=False, sharex=True, sharey=True)
     for j, ax in enumerate(axes[0]):
         m = mask.isel(scheme=j).values
         t = last["true_strength"].values[m]
         g = last["grade"].isel(scheme=j).values[m]
-        ax.scatter(t, g, s=3, alpha=0.4)
-        lo, hi = np.nanmin(t) if len(t) else 30, np.nanmax(t) if len(t) else 70
-        ax.plot([lo, hi], [lo, hi], color="k", lw=0.8)
-        ax.set_title(str(ds["scheme"].values[j]), fontsize=9)
-        ax.set_xlabel("true strength")
-    axes[0][0].set_ylabel("grade")
+        ax.scatter(t, g, s=3, alpha=0.4, label="a graded player")
+        lo, hi = (np.nanmin(t), np.nanmax(t)) if len(t) else (30, 70)
+        ax.plot([lo, hi], [lo, hi], color="k", lw=0.8, label="grade = true strength")
+        rmse = float(np.sqrt(np.mean((g - t) ** 2))) if len(t) else float("nan")
+        ax.set_title(f"{ds['scheme'].values[j]}\n{len(t)} players, RMSE {rmse:.2f}", fontsize=9)
+        ax.set_xlabel("true strength (grade points)")
+        ax.legend(fontsize=7, loc="upper left", markerscale=3)
+    axes[0][0].set_ylabel("grade (grade points)")
+    fig.suptitle(f"Grades against true strengths on {date} (replicate 0; active members with >= 300 boards)",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(outdir / "grade_vs_truth.png", dpi=110)
     plt.close(fig)
+
     bias = club_bias(ds.isel(replicate=[0])).isel(replicate=0)
     gaps = bias["gap"]
-    few = gaps.sizes["club"] <= 12  # a legend per club only while it stays readable (national: ~400 clubs)
-    fig, axes = plt.subplots(1, V, figsize=(3.6 * V, 3.4), squeeze=False, sharey=True)
+    few = gaps.sizes["club"] <= 12  # a line per club only while it stays readable (national: ~400 clubs)
+    times = ds["time"].values
+    limits = robust_limits(gaps.values)
+    fig, axes = plt.subplots(1, V, figsize=(3.6 * V, 4.0), squeeze=False, sharey=True)
+    handles = {}
+    clipped = False
     for j, ax in enumerate(axes[0]):
         values = gaps.isel(scheme=j).values  # (club, time)
         if few:
             for c in range(values.shape[0]):
-                ax.plot(ds["time"].values, values[c], lw=1, label=str(gaps["club_name"].values[c]))
+                name = str(gaps["club_name"].values[c])
+                (line,) = ax.plot(times, values[c], lw=1, color=f"C{c % 10}")
+                handles.setdefault(name, line)
         else:
-            ax.plot(ds["time"].values, values.T, lw=0.4, color="0.6", alpha=0.5)
-            ax.plot(ds["time"].values, bias["rms"].isel(scheme=j).values, lw=1.6, color="C3", label="RMS over clubs")
+            lines = ax.plot(times, values.T, lw=0.4, color="0.6", alpha=0.5)
+            if lines:
+                handles.setdefault("one club", lines[0])
+            (rms,) = ax.plot(times, bias["rms"].isel(scheme=j).values, lw=1.6, color="C3")
+            handles.setdefault("RMS over clubs", rms)
         ax.axhline(0, color="k", lw=0.6)
+        if limits is not None:
+            ax.set_ylim(*limits)
+            finite = values[np.isfinite(values)]
+            clipped |= bool(len(finite) and (finite.min() < limits[0] or finite.max() > limits[1]))
         ax.set_title(str(ds["scheme"].values[j]), fontsize=9)
+        ax.set_xlabel("snapshot date")
         ax.tick_params(axis="x", labelrotation=45, labelsize=7)
-    axes[0][0].set_ylabel("club mean grade - true mean")
-    axes[0][-1].legend(fontsize=6, loc="upper right")
-    fig.tight_layout()
+    axes[0][0].set_ylabel("club mean grade - club mean true strength\n(grade points)")
+    note = "; y-range fits 98 % of the values, a few early swings run off the scale" if clipped else ""
+    fig.suptitle(f"How far each club's graded members sit off their true level (replicate 0{note})", fontsize=10)
+    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=min(len(handles), 8), fontsize=7,
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(outdir / "club_gap.png", dpi=110)
     plt.close(fig)
