@@ -47,6 +47,14 @@ def test_main_job_writes_dataset_summary_and_figures(tmp_path, capsys):
     with xr.open_dataset(out / "results.nc") as ds:
         assert ds.attrs["seed"] == 4 and ds.sizes["scheme"] == 4
     assert json.loads((out / "summary.json").read_text())["ngs"] == summary["ngs"]
+    # the same run again without figures: the old figures must not stay beside the new summary
+    assert main(["run", "--years", "0.25", "--seed", "4", "--outdir", str(out), "--json", "--no-figures"]) == 0
+    capsys.readouterr()
+    assert (out / "summary.json").exists() and not (out / "grade_vs_truth.png").exists()
+    assert not (out / "club_gap.png").exists()
+    # another run into the same folder is refused, and allowed with --overwrite
+    assert main(["run", "--years", "0.2", "--seed", "4", "--outdir", str(out), "--json"]) == 2
+    assert "--overwrite" in capsys.readouterr().err
 
 
 def test_main_job_table_and_bad_arguments(tmp_path, capsys):

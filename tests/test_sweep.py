@@ -79,6 +79,24 @@ def test_killed_sweep_resumes_to_the_uninterrupted_result(tmp_path):
         assert a.sizes["point"] == 6 and list(a["scale"].values) == [1, 1, 2, 2, 3, 3]
 
 
+def test_ctrl_c_prints_one_line_and_keeps_the_points(tmp_path):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: workers included."""
+    spec_file = write_sweep(tmp_path / "s.toml", "sweep_runner:run", {"scale": [1, 2, 3]}, seeds=2)
+    out = tmp_path / "run"
+    proc = _cli([str(spec_file), "--out", str(out), "--workers", "1", "--no-progress"],
+                env_extra={"SIMCORE_TEST_POINT_SLEEP": "1.0"})
+    deadline = time.time() + 180
+    while time.time() < deadline and len(list((out / "points").glob("*.nc"))) < 1:
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
+    err = proc.stderr.read().decode()
+    kept = len(list((out / "points").glob("*.nc")))
+    assert err.strip().splitlines() == [f"simcore sweep: interrupted: {kept} of 6 points kept; rerun the same "
+                                        "command to resume"], err
+    assert 1 <= kept < 6
+
+
 def test_failed_point_is_retried_then_reported_not_dropped(tmp_path):
     spec_file = write_sweep(tmp_path / "s.toml", "sweep_runner:run", {"fail": ["no", "always"]}, seeds=1)
     out = tmp_path / "run"

@@ -33,10 +33,13 @@ def main(args) -> int:
     if args.name not in STUDIES:
         raise ValueError(f"unknown experiment {args.name!r}: choose from {', '.join(STUDIES)} (or 'list')")
     if args.seed < 0:
-        raise ValueError(f"--seed must be non-negative (got {args.seed})")
-    out = Path(args.out or f"simcore-out/experiment-{args.name}")
+        raise ValueError(f"--seed {args.seed}: give 0 or more")
+    from simcore.cli.paths import Outputs
     module = importlib.import_module(STUDIES[args.name])
-    headline = module.run(out, quick=args.quick, seed=args.seed)
+    with Outputs() as outputs:  # checked before the study starts; removed again if it fails while empty
+        out = outputs.folder(args.out or f"simcore-out/experiment-{args.name}",
+                             "--out" if args.out else "output folder")
+        headline = module.run(out, quick=args.quick, seed=args.seed)
     print(headline_table(headline))
     print(f"\nreport: {out / 'report.md'}; the figures as JSON in {out / 'headline.json'}")
     return 0

@@ -1,0 +1,144 @@
+"""Everyday use (issue 16): the kernel cache, the compile notice, complete scenario templates,
+what the commands print, and the figures' y-range."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simcore
+from simcore.cli import main
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent
+
+
+# --- one kernel cache -------------------------------------------------------------------
+
+def test_kernels_cache_outside_the_source_tree():
+    import numba
+
+    import simcore._jit  # noqa: F401  (sets numba's cache folder even if numba came first)
+    cache = Path(numba.config.CACHE_DIR)
+    assert cache == Path(simcore.kernel_cache_dir()) == Path(os.environ["NUMBA_CACHE_DIR"])
+    assert ROOT.resolve() not in cache.resolve().parents
+
+
+@pytest.mark.parametrize("env,want", [
+    ({"SIMCORE_CACHE_DIR": "/tmp/simcore-test-cache"}, "/tmp/simcore-test-cache/numba-"),
+    ({"XDG_CACHE_HOME": "/tmp/xdg-test"}, "/tmp/xdg-test/simcore/numba-"),
+    ({"NUMBA_CACHE_DIR": "/tmp/numba-own"}, "/tmp/numba-own"),
+])
+def test_cache_folder_is_overridable(env, want):
+    clean = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "SIMCORE_CACHE_DIR",
+                                                              "XDG_CACHE_HOME")}
+    code = "import numba, simcore._jit; print(numba.config.CACHE_DIR)"
+    got = subprocess.run([sys.executable, "-c", code], env={**clean, **env, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert got.startswith(want), got
+
+
+# --- compile notice ----------------------------------------------------------------------
+
+def _fresh_function():
+    import numba
+
+    @numba.njit(cache=False)
+    def add_one(x):
+        return x + 1
+    return add_one
+
+
+def test_compile_watch_counts_compiles_and_their_time():
+    from simcore._jit import watch_compiles
+    f = _fresh_function()
+    seen = []
+    with watch_compiles(seen.append) as watch:
+        assert f(1) == 2
+    assert watch.count >= 1 and watch.seconds > 0 and not watch.compiling
+    assert seen and seen[-1] is watch
+    with watch_compiles() as again:
+        f(2)  # compiled already: nothing to report
+    assert again.count == 0 and again.seconds == 0
+
+
+def test_compile_notice_says_first_run_only(capsys):
+    from simcore.cli import compile_notice
+    f = _fresh_function()
+    with compile_notice():
+        f(1)
+    err = capsys.readouterr().err
+    assert "compiling kernels (first run only" in err and "compiled" in err
+    with compile_notice():
+        f(1)
+    assert capsys.readouterr().err == ""  # a warm cache says nothing
+
+
+# --- scenario templates -----------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["default", "online"])
+def test_scenarios_all_prints_every_key_and_loads_back(name, capsys, tmp_path):
+    from simcore.scenario import load_scenario
+    assert main(["scenarios", name, "--all"]) == 0
+    text = capsys.readouterr().out
+    path = tmp_path / "mine.toml"
+    path.write_text(text)
+    assert load_scenario(str(path)) == load_scenario(name)
+    data = tomllib.loads(text)
+    assert len(data["players"]) == 16 and len(data["online"]) == 9  # every key, defaults too
+    if data.get("clubs"):
+        assert len(data["clubs"][0]["sessions"][0]) == 7
+    for line in text.splitlines():
+        if "=" in line and not line.startswith("#"):
+            assert "  # " in line, line  # each key has its comment
+    if name == "online":  # no clubs or events: their keys are shown commented out
+        assert "# [[events]]" in text and "# entry_rate = 0.04" in text and "# [[clubs]]" in text
+
+
+# --- what the commands print ---------------------------------------------------------------
+
+def test_grade_says_what_it_graded_and_where(tmp_path, capsys):
+    out = tmp_path / "g.csv"
+    assert main(["grade", str(HERE / "data" / "bundle_small"), "--scheme", "imps-lost", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "24 card-play records of 9 players" in text and str(out) in text
+    assert out.read_text().splitlines()[0] == "player,date,rating,boards_left,imps_left,k,batches"
+    assert main(["grade", str(HERE / "data" / "bundle_small"), "--scheme", "ppi", "--out", str(out)]) == 0
+    assert "graded 2 of 3 sessions" in capsys.readouterr().out  # PPI skips the Butler session
+
+
+def test_experiment_headline_is_a_table():
+    from simcore.cli.experiment import headline_table
+    text = headline_table({"seed": 1, "quick": True, "ranking": ["a", "b"],
+                           "schemes": {"ngs": {"rmse": 2.51234, "share": float("nan")}, "ppi": {"rmse": 3.0}}})
+    lines = text.splitlines()
+    assert "seed: 1" in lines and "quick: true" in lines and "ranking: a, b" in lines
+    head = next(i for i, line in enumerate(lines) if line.startswith("schemes"))
+    assert lines[head].split() == ["schemes", "rmse", "share"]
+    assert lines[head + 2].split() == ["ngs", "2.512", "n/a"] and lines[head + 3].split() == ["ppi", "3"]
+
+
+def test_summary_legend_defines_every_column():
+    from simcore.cli.run import summary_table
+    row = {"rmse": 1.0, "rank_corr": 0.9, "bias": -0.1, "club_bias_rms": 0.5, "aces_eights_gap": 2.0,
+           "aces_eights_over_4": 0.2, "volatility": 0.4, "n_graded": 10}
+    text = summary_table({"ngs": row, "run": {}})
+    for word in ("RMSE", "rank r", "bias", "club bias", "A&E gap", "A&E >4", "volatility", "graded"):
+        assert f"\n  {word} " in text, word
+    assert text.count("Lower is better") >= 4 and "Higher is better" in text and "+ grades too high" in text
+    assert "elo-pairs" in text and "established" in text
+
+
+def test_figure_y_range_ignores_an_early_spike():
+    from simcore.cli.run import robust_limits
+    gaps = np.random.default_rng(1).normal(0, 1, size=(6, 60))
+    gaps[2, 0] = -22.0  # one club's first snapshot
+    lo, hi = robust_limits(gaps)
+    assert -6 < lo < -1 and 1 < hi < 6
+    assert robust_limits(np.full(4, np.nan)) is None
