@@ -142,3 +142,29 @@ def test_figure_y_range_ignores_an_early_spike():
     lo, hi = robust_limits(gaps)
     assert -6 < lo < -1 and 1 < hi < 6
     assert robust_limits(np.full(4, np.nan)) is None
+
+
+# --- results.nc ------------------------------------------------------------------------------
+
+def test_dataset_coordinates_are_labelled_dated_and_indexed(tmp_path):
+    import xarray as xr
+
+    from simcore.engine.dataset import NEVER_DAY, days_to_dates
+    ds = simcore.run("default", years=0.1, seed=2, schemes="ngs")
+    for name, coord in ds.coords.items():
+        assert coord.attrs.get("long_name"), name
+    assert ds["activity"].attrs["units"] == "sessions per week"
+    assert ds["base_strength"].attrs["units"] == "grade points"
+    assert "club" in ds.indexes and ds["club"].size == ds["club_name"].size
+    assert ds["home_club"].max() < ds["club"].size
+    for name in ("join_day", "leave_day"):
+        assert ds[name].dtype.kind == "M", name
+    assert ds["leave_day"].isnull().any() and ds["join_day"].notnull().all()
+    assert ds.attrs["simcore_version"] == simcore.__version__ and ds.attrs["git_commit"]
+    path = tmp_path / "r.nc"
+    ds.to_netcdf(path, engine="h5netcdf")
+    with xr.open_dataset(path, engine="h5netcdf") as back:
+        np.testing.assert_array_equal(back["leave_day"].values, ds["leave_day"].values)  # NaT survives
+        assert back["club"].attrs["long_name"] == ds["club"].attrs["long_name"]
+    dates = days_to_dates(np.array([0, 18262, NEVER_DAY]))
+    assert str(dates[1])[:10] == "2020-01-01" and np.isnat(dates[2])

@@ -9,6 +9,9 @@ labels them.  ``DATASET_DOC`` documents the result and travels in its
 from __future__ import annotations
 
 import json
+import subprocess
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -36,11 +39,17 @@ Variables:
 Coordinates:
   scheme_name(scheme): the base scheme of each variant.
   home_club, second_club, partner, partner2 (replicate, player) int32;
-  partnership_type (replicate, player) int8 (see attrs); activity,
-  base_strength (replicate, player) float32; member, at_start
-  (replicate, player) bool; join_day, leave_day (replicate, player) int32.
-Attributes: title, source (simcore version), scenario (JSON), seed,
-  schemes (JSON), partnership_types, history.
+  (-1 = none); partnership_type (replicate, player) int8 (see attrs);
+  activity (sessions a week), base_strength (grade points) (replicate,
+  player) float32; member, at_start (replicate, player) bool; join_day,
+  leave_day (replicate, player) dates (NaT: never leaves);
+  club(club) int32, the index home_club and second_club refer to, and
+  club_name(club).  Every coordinate has a long_name, and units where it
+  has any (dates carry theirs in the file's time encoding).
+Attributes: title, source (simcore version), simcore_version, git_commit
+  (the commit of the code that made the run, "+dirty" when it had
+  uncommitted changes, "unknown" outside a git checkout), scenario (JSON),
+  seed, replicates, schemes (JSON), partnership_types, history.
 """
 
 
@@ -70,26 +79,39 @@ def build_dataset(scenario, seed: int, variants, worlds, times, grade, truth, ac
     for name, arr in (fr18 or {}).items():
         data[f"fr18_{name}"] = (("replicate", "scheme", "time"), arr,
                                 {"long_name": f"FR18 sums over the chunk's qualifying sessions: {name}"})
+    club_names = np.array(worlds[0].venue_names(), object).astype(str)
+    rp = ("replicate", "player")
     coords = {
-        "replicate": np.arange(R), "scheme": labels, "time": times.astype("datetime64[ns]"),
-        "player": np.arange(grade.shape[-1]),
-        "scheme_name": ("scheme", [v.name for v in variants]),
-        "home_club": (("replicate", "player"), per_rep("home_club", np.int32)),
-        "second_club": (("replicate", "player"), per_rep("second_club", np.int32)),
-        "partner": (("replicate", "player"), per_rep("partner", np.int32)),
-        "partner2": (("replicate", "player"), per_rep("partner2", np.int32)),
-        "partnership_type": (("replicate", "player"), per_rep("ptype", np.int8)),
-        "activity": (("replicate", "player"), per_rep("activity", np.float32)),
-        "base_strength": (("replicate", "player"), per_rep("base_strength", np.float32)),
-        "member": (("replicate", "player"), per_rep("member", bool)),
-        "at_start": (("replicate", "player"), per_rep("at_start", bool)),
-        "join_day": (("replicate", "player"), per_rep("join_day", np.int32)),
-        "leave_day": (("replicate", "player"), per_rep("leave_day", np.int32)),
-        "club_name": ("club", np.array(worlds[0].venue_names(), object).astype(str)),
+        "replicate": ("replicate", np.arange(R), {"long_name": "independent replicate population"}),
+        "scheme": ("scheme", labels, {"long_name": "scheme variant (scheme name and parameter overrides)"}),
+        "time": ("time", times.astype("datetime64[ns]"), {"long_name": "snapshot date"}),
+        "player": ("player", np.arange(grade.shape[-1]), {"long_name": "player id (same across schemes)"}),
+        "club": ("club", np.arange(len(club_names), dtype=np.int32),
+                 {"long_name": "club or venue index (home_club and second_club refer to it)"}),
+        "scheme_name": ("scheme", [v.name for v in variants], {"long_name": "base scheme of the variant"}),
+        "home_club": (rp, per_rep("home_club", np.int32), {"long_name": "home club index (-1 = none: online)"}),
+        "second_club": (rp, per_rep("second_club", np.int32), {"long_name": "second club index (-1 = none)"}),
+        "partner": (rp, per_rep("partner", np.int32), {"long_name": "regular partner's player id (-1 = none)"}),
+        "partner2": (rp, per_rep("partner2", np.int32),
+                     {"long_name": "second regular partner's player id, in a triangle (-1 = none)"}),
+        "partnership_type": (rp, per_rep("ptype", np.int8),
+                             {"long_name": "partnership type code (names in the partnership_types attribute)"}),
+        "activity": (rp, per_rep("activity", np.float32),
+                     {"units": "sessions per week", "long_name": "player's mean sessions a week"}),
+        "base_strength": (rp, per_rep("base_strength", np.float32),
+                          {"units": "grade points", "long_name": "true strength before any change over time"}),
+        "member": (rp, per_rep("member", bool), {"long_name": "club member (false: guest)"}),
+        "at_start": (rp, per_rep("at_start", bool), {"long_name": "already playing when the run starts"}),
+        "join_day": (rp, days_to_dates(per_rep("join_day", np.int64)), {"long_name": "date the player joined"}),
+        "leave_day": (rp, days_to_dates(per_rep("leave_day", np.int64)),
+                      {"long_name": "date the player leaves (NaT: never, within the run)"}),
+        "club_name": ("club", club_names, {"long_name": "club or venue name"}),
     }
     attrs = {
         "title": f"simcore run of scenario {scenario.name}",
         "source": f"simcore {__version__}",
+        "simcore_version": __version__,
+        "git_commit": git_commit(),
         "scenario": scenario_to_json(scenario),
         "seed": seed,
         "replicates": R,
@@ -103,3 +125,31 @@ def build_dataset(scenario, seed: int, variants, worlds, times, grade, truth, ac
     return xr.Dataset(data, coords=coords, attrs=attrs)
 
 
+
+
+NEVER_DAY = np.iinfo(np.int32).max  # the world's "never" (a day no run reaches)
+
+
+def days_to_dates(days: np.ndarray) -> np.ndarray:
+    """Days since 1970-01-01 as datetime64[ns]; the world's "never" becomes NaT."""
+    days = np.asarray(days, np.int64)
+    out = days.astype("datetime64[D]").astype("datetime64[ns]")
+    out[days >= NEVER_DAY] = np.datetime64("NaT")
+    return out
+
+
+@lru_cache(maxsize=1)
+def git_commit() -> str:
+    """The git commit of the simcore source that is running ("+dirty" with uncommitted changes to
+    tracked files), or "unknown" when it is not a git checkout (an installed copy)."""
+    here = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
+                              timeout=10)
+        if head.returncode != 0:
+            return "unknown"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", str(here.parent)],
+                               cwd=here, capture_output=True, text=True, timeout=10)
+        return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
