@@ -18,6 +18,7 @@ from simcore.errors import UsageError  # noqa: F401  (re-exported: commands rais
 SUBCOMMANDS = {
     "run": ("simcore.cli.run", "simulate a scenario and grade it under every scheme (the main job)"),
     "scenarios": ("simcore.cli.scenarios", "list the built-in scenarios"),
+    "import": ("simcore.cli.import_results", "import USEBIO / PBN / BridgeWebs results files into a bundle"),
     "grade": ("simcore.cli.grade", "replay a results bundle through one scheme"),
     "calibrate": ("simcore.cli.calibrate", "check the bridge model against the EBU variability study"),
     "experiment": ("simcore.cli.experiment", "run one of the studies in experiments/"),

@@ -10,7 +10,8 @@ A bundle is a folder with
   one row per table per board, the NS score in bridge points;
 * ``teams.csv``      (team sessions) ``session,team,player1,player2,player3,player4``:
   pair one is players 1–2, pair two players 3–4;
-* ``players.csv``    (optional) ``player,member,at_start,initial_grade``:
+* ``players.csv``    (optional) ``player,member,at_start,initial_grade``
+  (and the descriptive ``name,national_id,club_id`` that ``simcore import`` writes):
   ``member`` false for guests / unknown players, ``at_start`` true for
   players already playing when the scheme started, ``initial_grade`` an
   explicit starting grade (empty = the scheme's rule).  Absent: everyone is
@@ -40,6 +41,8 @@ SESSION_OPTIONAL = ("scored_on", "replaces")
 TRAVELLER_COLUMNS = ("session", "round", "board", "table", "ns1", "ns2", "ew1", "ew2", "ns_score")
 TEAM_COLUMNS = ("session", "team", "player1", "player2", "player3", "player4")
 PLAYER_COLUMNS = ("player", "member", "at_start", "initial_grade")
+PLAYER_INFO_COLUMNS = ("name", "national_id", "club_id")
+"""Optional descriptive columns of players.csv (written by ``simcore import``), read and not used."""
 CARD_PLAY_COLUMNS = ("player", "date", "boards", "imps_lost")
 
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -230,7 +233,7 @@ def read_bundle(path: str | os.PathLike) -> Results:
     initial = {}
     ppath = folder / "players.csv"
     if ppath.exists():
-        pc, n = _read_csv(ppath, ("player",), PLAYER_COLUMNS[1:])
+        pc, n = _read_csv(ppath, ("player",), PLAYER_COLUMNS[1:] + PLAYER_INFO_COLUMNS)
         for i, name in enumerate(pc["player"]):
             if name == "":
                 raise BundleError(f"{_where(ppath, i + 2, 'player')}: empty player id")

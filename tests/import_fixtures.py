@@ -1,0 +1,288 @@
+"""Results files in the shapes real scoring programs export, written from known sessions.
+
+The fixtures in ``tests/data/import/`` come from here (``python3
+tests/import_fixtures.py`` rewrites them), and so do the ~20 000 USEBIO files
+of the import benchmark (``usebio_from_results``).  Published percentages
+are those of a club scorer's rules as written in ``tests/naive/club_scoring.py``
+(independent of simcore's scoring), rounded as the program would print them.
+Names are made up.
+
+A session here is a dict:
+  event, club, club_id, date (dd/mm/yyyy), winners, event_type (USEBIO word),
+  mp_type (BLACK / GREEN), pairs {label: (direction, [(name, national id), x2])},
+  rows [(board, ns label, ew label, ns score or (ns %, ew %), contract, declarer, tricks)],
+  teams {team: (pair label, pair label)} for team events.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from naive import club_scoring  # noqa: E402
+from simcore.bridge.model import board_vulnerability, bridge_score  # noqa: E402
+
+HERE = Path(__file__).resolve().parent / "data" / "import"
+FIRST = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kit", "Lyn", "Max", "Ned", "Olive",
+         "Pat", "Quin", "Ros", "Sam", "Tess", "Una", "Vic", "Wyn", "Xan", "Yves", "Zoe"]
+LAST = ["Abbot", "Brook", "Carter", "Dale", "Ellis", "Frost", "Grey", "Hale", "Innes", "Judd", "Kemp", "Lowe",
+        "Marsh", "Nash", "Oakes", "Penn", "Quill", "Reed", "Shaw", "Tate", "Usher", "Vale", "Webb", "Yates"]
+STRAINS = ("C", "D", "H", "S", "NT")
+
+
+def people(rng, n, ids=True):
+    out, seen = [], set()
+    while len(out) < n:
+        name = f"{FIRST[rng.integers(len(FIRST))]} {LAST[rng.integers(len(LAST))]}"
+        if name in seen:
+            continue
+        seen.add(name)
+        out.append((name, str(100000 + int(rng.integers(900000))) if ids else ""))
+    return out
+
+
+def _contract(rng, board):
+    """A board's par-ish contract and the result at one table: (contract, declarer, tricks, ns score)."""
+    level = int(rng.integers(1, 7))
+    strain = STRAINS[int(rng.integers(5))]
+    declarer = "NESW"[int(rng.integers(4))]
+    return level, strain, declarer
+
+
+def _play(rng, board, par):
+    level, strain, declarer = par
+    if rng.random() < 0.04:
+        return "PASS", "", 0, 0
+    if rng.random() < 0.35:
+        level = max(1, min(7, level + int(rng.integers(-1, 2))))
+    dbl = "X" if rng.random() < 0.05 else ""
+    tricks = int(np.clip(level + 6 + int(rng.integers(-2, 2)), 0, 13))
+    vul = board_vulnerability(board)
+    side_vul = vul == 3 or (vul == 1 and declarer in "NS") or (vul == 2 and declarer in "EW")
+    score = bridge_score(level, strain, 1 if dbl else 0, side_vul, tricks)
+    return f"{level}{strain}{dbl}", declarer, tricks, score if declarer in "NS" else -score
+
+
+def mitchell(rng, tables, boards_per_round, rounds=None, sitout=False, artificial=(), ids=True,
+             event="Tuesday Pairs", date="05/03/2024", mp_type="BLACK"):
+    """A two-winner Mitchell (odd ``tables``: no skip needed); sitout drops EW pair ``tables``; artificial: [(row index, (ns %, ew %))]."""
+    rounds = rounds or tables
+    who = people(rng, 4 * tables, ids)
+    pairs = {}
+    for t in range(1, tables + 1):
+        pairs[f"{t}NS"] = ("NS", [who[4 * t - 4], who[4 * t - 3]])
+        if not (sitout and t == tables):
+            pairs[f"{t}EW"] = ("EW", [who[4 * t - 2], who[4 * t - 1]])
+    pars = {}
+    rows = []
+    for r in range(rounds):
+        for t in range(1, tables + 1):
+            ew = (t - 1 + r) % tables + 1
+            if f"{ew}EW" not in pairs:
+                continue
+            bset = (t - 1 - r) % tables
+            for b in range(bset * boards_per_round + 1, (bset + 1) * boards_per_round + 1):
+                par = pars.setdefault(b, _contract(rng, b))
+                c, d, k, sc = _play(rng, b, par)
+                rows.append((b, f"{t}NS", f"{ew}EW", sc, c, d, k))
+    for i, pct in artificial:
+        b, ns, ew = rows[i][:3]
+        rows[i] = (b, ns, ew, pct, "", "", None)
+    rows.sort(key=lambda x: (x[0], x[1]))
+    return dict(event=event, club="Oakfield BC", club_id="1234", date=date, winners=2, event_type="MP_PAIRS",
+                mp_type=mp_type, pairs=pairs, rows=rows)
+
+
+def howell(rng, n_pairs, boards_per_round, rounds, artificial=(), ids=True, event="Friday Howell",
+           date="08/03/2024", mp_type="BLACK"):
+    """A one-winner movement: random pairings each round, every pair at most once on a board set;
+    boards end up played different numbers of times (Neuberg)."""
+    who = people(rng, 2 * n_pairs, ids)
+    pairs = {str(p): ("", [who[2 * p - 2], who[2 * p - 1]]) for p in range(1, n_pairs + 1)}
+    n_sets = rounds + 1
+    played = {p: set() for p in pairs}
+    pars, rows = {}, []
+    for r in range(rounds):
+        order = [str(p) for p in rng.permutation(np.arange(1, n_pairs + 1))]
+        free_sets = list(rng.permutation(n_sets))
+        for k in range(0, len(order) - 1, 2):
+            a, b = order[k], order[k + 1]
+            pick = next((s for s in free_sets if s not in played[a] and s not in played[b]), None)
+            if pick is None:
+                continue
+            free_sets.remove(pick)
+            played[a].add(pick)
+            played[b].add(pick)
+            ns, ew = (a, b) if rng.random() < 0.5 else (b, a)
+            for bd in range(int(pick) * boards_per_round + 1, (int(pick) + 1) * boards_per_round + 1):
+                par = pars.setdefault(bd, _contract(rng, bd))
+                c, d, k2, sc = _play(rng, bd, par)
+                rows.append((bd, ns, ew, sc, c, d, k2))
+    # keep boards played at least twice
+    counts = {}
+    for row in rows:
+        counts[row[0]] = counts.get(row[0], 0) + 1
+    rows = [row for row in rows if counts[row[0]] >= 2]
+    for i, pct in artificial:
+        b, ns, ew = rows[i][:3]
+        rows[i] = (b, ns, ew, pct, "", "", None)
+    rows.sort(key=lambda x: (x[0], x[1]))
+    return dict(event=event, club="Oakfield BC", club_id="1234", date=date, winners=1, event_type="MP_PAIRS",
+                mp_type=mp_type, pairs=pairs, rows=rows)
+
+
+def published(session, rule="ebu", decimals=2):
+    """{pair label: published text} as the scoring program prints it."""
+    rows = [(r[0], r[1], r[2], r[3]) for r in session["rows"]]
+    if session["event_type"] in ("BUTLER_PAIRS",):
+        return {p: f"{v:.{decimals}f}" for p, v in club_scoring.butler(rows).items()}
+    return {p: f"{v:.{decimals}f}" for p, v in club_scoring.percentages(rows, rule).items()}
+
+
+# --- USEBIO ---------------------------------------------------------------------------
+
+def _esc(text):
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _player_xml(name, nat, club_id=""):
+    out = f"<PLAYER><PLAYER_NAME>{_esc(name)}</PLAYER_NAME>"
+    if nat:
+        out += f"<NATIONAL_ID_NUMBER>{nat}</NATIONAL_ID_NUMBER>"
+    if club_id:
+        out += f"<CLUB_ID_NUMBER>{club_id}</CLUB_ID_NUMBER>"
+    return out + "</PLAYER>"
+
+
+def _pairs_xml(session, shape, pub):
+    parts = []
+    for label, (direction, players) in session["pairs"].items():
+        num = label[:-2] if label.endswith(("NS", "EW")) else label
+        shown = label if shape == "scorebridge" else num
+        x = f"<PAIR><PAIR_NUMBER>{shown}</PAIR_NUMBER>"
+        if direction and shape != "scorebridge":
+            x += f"<DIRECTION>{direction}</DIRECTION>"
+        if label in pub:
+            tag = "TOTAL_SCORE" if session["event_type"] == "BUTLER_PAIRS" else "PERCENTAGE"
+            x += f"<{tag}>{pub[label]}</{tag}>"
+        if shape == "pianola":
+            x += f"<MASTER_POINTS><MASTER_POINT_TYPE>{session['mp_type']}</MASTER_POINT_TYPE>" \
+                 f"<MASTER_POINTS_AWARDED>0</MASTER_POINTS_AWARDED></MASTER_POINTS>"
+        x += "".join(_player_xml(n, i, session["club_id"] if shape == "ebuscore" else "") for n, i in players)
+        parts.append(x + "</PAIR>")
+    return "<PARTICIPANTS>" + "".join(parts) + "</PARTICIPANTS>"
+
+
+def _boards_xml(session, shape):
+    out, cur = [], None
+    for (b, ns, ew, sc, c, d, k) in session["rows"]:
+        if b != cur:
+            if cur is not None:
+                out.append("</BOARD>")
+            out.append(f"<BOARD><BOARD_NUMBER>{b}</BOARD_NUMBER>")
+            cur = b
+        n_ns = ns[:-2] if ns.endswith("NS") else ns
+        n_ew = ew[:-2] if ew.endswith("EW") else ew
+        if shape == "scorebridge":
+            n_ns, n_ew = ns, ew
+        x = f"<TRAVELLER_LINE><NS_PAIR_NUMBER>{n_ns}</NS_PAIR_NUMBER><EW_PAIR_NUMBER>{n_ew}</EW_PAIR_NUMBER>"
+        if isinstance(sc, tuple):
+            x += f"<SCORE>A{int(sc[0]):02d}{int(sc[1]):02d}</SCORE>"
+        else:
+            x += f"<CONTRACT>{c}</CONTRACT>"
+            if c != "PASS":
+                x += f"<PLAYED_BY>{d}</PLAYED_BY><TRICKS>{k}</TRICKS>"
+            if shape == "scorebridge":
+                x += f"<NS_SCORE>{sc}</NS_SCORE>" if sc >= 0 else f"<EW_SCORE>{-sc}</EW_SCORE>"
+            elif shape == "pianola" and b % 3 == 0:
+                pass  # Pianola-like: some lines carry no score; the reader computes it
+            else:
+                x += f"<SCORE>{sc}</SCORE>"
+        out.append(x + "</TRAVELLER_LINE>")
+    out.append("</BOARD>")
+    return "".join(out)
+
+
+def usebio(sessions, shape="ebuscore", rule="ebu", event_type=None):
+    """USEBIO text: ``ebuscore`` (1.2, flat), ``scorebridge`` (1.3, flat, 1NS/1EW, NS_SCORE/EW_SCORE),
+    ``pianola`` (1.3, EVENT/SESSION/SECTION with one section per session dict, MASTER_POINTS wrapper,
+    some lines without a score)."""
+    first = sessions[0]
+    version = "1.2" if shape == "ebuscore" else "1.3"
+    etype = event_type or first["event_type"]
+    head = (f'<?xml version="1.0" encoding="UTF-8"?>\n<USEBIO Version="{version}">'
+            f"<CLUB><CLUB_NAME>{_esc(first['club'])}</CLUB_NAME><CLUB_ID_NUMBER>{first['club_id']}"
+            f"</CLUB_ID_NUMBER></CLUB>\n<EVENT EVENT_TYPE=\"{etype}\">"
+            f"<EVENT_DESCRIPTION>{_esc(first['event'])}</EVENT_DESCRIPTION>"
+            f"<PROGRAM_NAME>{ {'ebuscore': 'EBUScore', 'scorebridge': 'ScoreBridge', 'pianola': 'Pianola'}[shape] }"
+            f"</PROGRAM_NAME><WINNER_TYPE>{first['winners']}</WINNER_TYPE><DATE>{first['date']}</DATE>")
+    head += "<P2P_CHARGE_RATE>0.5</P2P_CHARGE_RATE>" if version == "1.2" else "<EBU_CHARGE_CODE>C</EBU_CHARGE_CODE>"
+    if shape != "pianola":
+        head += f"<MASTER_POINT_TYPE>{first['mp_type']}</MASTER_POINT_TYPE>"
+    if shape == "pianola":
+        body = "<SESSION><SESSION_ID>1</SESSION_ID>"
+        for k, s in enumerate(sessions, 1):
+            body += (f"<SECTION><SECTION_ID>{'ABCDEFGH'[k - 1]}</SECTION_ID>"
+                     + _pairs_xml(s, shape, published(s, rule)) + _boards_xml(s, shape) + "</SECTION>")
+        body += "</SESSION>"
+    else:
+        body = _pairs_xml(first, shape, published(first, rule)) + _boards_xml(first, shape)
+    return head + body + "</EVENT>\n</USEBIO>\n"
+
+
+def _make_artificial(session):
+    """Artificial scores where the EBU rule matters: average-plus to the best NS pair (above 60 %),
+    average-minus to the worst EW pair (below 40 %), and an A5050, A6060 and A4040 elsewhere."""
+    rows = session["rows"]
+    best_ns, worst_ew = "1NS", "2EW"
+    # swap results between tables (contracts travel with their scores) so that 1NS holds the
+    # board's best NS score and 2EW faces the best NS score of the remaining tables
+    for who, col in ((best_ns, 1), (worst_ew, 2)):
+        for i, r in enumerate(rows):
+            if r[col] != who:
+                continue
+            others = [j for j, q in enumerate(rows) if q[0] == r[0] and q[1] != best_ns or j == i]
+            j = max(others, key=lambda j: rows[j][3])
+            if j != i:
+                a, b = rows[i], rows[j]
+                rows[i], rows[j] = a[:3] + b[3:], b[:3] + a[3:]
+    picks = [next(i for i, r in enumerate(rows) if r[1] == best_ns), None, None, None, None]
+    picks[1] = next(i for i, r in enumerate(rows) if r[2] == worst_ew and i not in picks)
+    for k, i in enumerate(range(7, len(rows), 19)):
+        if k >= 3:
+            break
+        while i in picks:
+            i += 1
+        picks[2 + k] = i
+    for i, score in zip(picks, [(60.0, 40.0), (60.0, 40.0), (50.0, 50.0), (60.0, 60.0), (40.0, 40.0)]):
+        b, ns, ew = rows[i][:3]
+        rows[i] = (b, ns, ew, score, "", "", None)
+
+
+def write_all(folder=HERE):
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(20240305)
+    files = {}
+    files["usebio_ebuscore_mitchell_v12.xml"] = usebio([mitchell(rng, 7, 3)], "ebuscore")
+    files["usebio_scorebridge_mitchell_sitout_v13.xml"] = usebio(
+        [mitchell(rng, 7, 3, sitout=True, event="Wednesday Pairs", date="06/03/2024")], "scorebridge")
+    files["usebio_ebuscore_howell_v12.xml"] = usebio([howell(rng, 10, 3, 7)], "ebuscore")
+    files["usebio_pianola_sections_v13.xml"] = usebio(
+        [mitchell(rng, 5, 3, event="Congress Pairs", date="09/03/2024", mp_type="GREEN"),
+         mitchell(rng, 5, 4, event="Congress Pairs", date="09/03/2024", mp_type="GREEN")], "pianola")
+    art = mitchell(rng, 7, 3, event="Thursday Pairs", date="07/03/2024")
+    _make_artificial(art)
+    files["usebio_ebuscore_artificial_v12.xml"] = usebio([art], "ebuscore")
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return files
+
+
+if __name__ == "__main__":
+    for name in write_all():
+        print(HERE / name)

@@ -1,0 +1,160 @@
+"""simcore import: real results files to a bundle, scored as the club's scorer scored them."""
+
+import csv
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simcore.cli import main as cli_main
+from simcore.io.imported import ImportFileError, ns_score_of, parse_contract
+from simcore.io.importer import import_paths
+from simcore.scoring.adjusted import assigned_percent, session_percent
+
+DATA = Path(__file__).parent / "data" / "import"
+FIXTURES = sorted(p.name for p in DATA.iterdir() if p.is_file())
+
+
+def _scores(folder):
+    with open(Path(folder) / "session_scores.csv", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.fixture(scope="module")
+def each_fixture(tmp_path_factory):
+    """Every fixture imported on its own: {file: (summary, session_scores rows)}."""
+    out = {}
+    for name in FIXTURES:
+        folder = tmp_path_factory.mktemp("imp") / "bundle"
+        summary, _, _ = import_paths([DATA / name], folder)
+        out[name] = (summary, _scores(folder))
+    return out
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_percentages_equal_the_published_ones_to_the_files_rounding(each_fixture, name):
+    summary, rows = each_fixture[name]
+    compared = [r for r in rows if r["published_percentage"]]
+    assert compared, f"{name}: nothing published to compare"
+    for r in compared:
+        decimals = len(r["published_percentage"].split(".")[1]) if "." in r["published_percentage"] else 0
+        half = 0.5 * 10.0 ** -decimals
+        assert abs(float(r["percentage"]) - float(r["published_percentage"])) <= half + 1e-9, r
+    assert summary.worst_mp <= summary.worst_mp_rounding + 1e-9 or not np.isfinite(summary.worst_mp)
+
+
+def test_a_different_artificial_rule_moves_the_percentages_off_the_published_ones(tmp_path):
+    src = DATA / "usebio_ebuscore_artificial_v12.xml"
+    summary, _, _ = import_paths([src], tmp_path / "flat", rule="flat")
+    rows = _scores(tmp_path / "flat")
+    worst = max(abs(float(r["percentage"]) - float(r["published_percentage"])) for r in rows)
+    assert worst > 0.01  # the fixture was published under the EBU rule: the test can fail
+
+
+def test_artificial_rule_ebu():
+    # average-plus: 60 or the pair's own % if higher; average-minus: 40 or lower
+    got = assigned_percent([60, 60, 40, 40, 50, 70], [55.0, 65.0, 45.0, 35.0, 80.0, 20.0], "ebu")
+    assert got.tolist() == [60.0, 65.0, 40.0, 35.0, 50.0, 70.0]
+    assert assigned_percent([60, 40], [65.0, 35.0], "flat").tolist() == [60.0, 40.0]
+    # 20 boards at 55 % and one average-plus: (20 * 55 + 60) / 21
+    assert session_percent(55.0, 20, [60.0]) == pytest.approx((20 * 55 + 60) / 21)
+    assert session_percent(62.0, 20, [60.0]) == pytest.approx(62.0)
+    with pytest.raises(ValueError, match="acbl"):
+        assigned_percent([60], [50], "acbl")
+
+
+def test_bundle_is_graded_and_players_carry_national_ids(tmp_path):
+    import_paths([DATA], tmp_path / "b")
+    with open(tmp_path / "b" / "players.csv", newline="") as fh:
+        players = list(csv.DictReader(fh))
+    assert players and all(p["player"] == p["national_id"] for p in players)
+    assert cli_main(["grade", str(tmp_path / "b"), "--scheme", "ngs", "--out", str(tmp_path / "g.csv")]) == 0
+    with open(tmp_path / "g.csv") as fh:
+        assert len(fh.readlines()) > 100
+
+
+def test_sessions_from_every_shape(each_fixture):
+    pianola = each_fixture["usebio_pianola_sections_v13.xml"][1]
+    assert {r["session"].rsplit("|", 1)[1] for r in pianola} == {"A", "B"}  # one session per section
+    howell = each_fixture["usebio_ebuscore_howell_v12.xml"][1]
+    assert {r["direction"] for r in howell} == {"-"}
+
+
+def test_the_same_session_exported_twice_is_counted_once(tmp_path):
+    src = DATA / "usebio_ebuscore_mitchell_v12.xml"
+    a, b = tmp_path / "in" / "first.xml", tmp_path / "in" / "again.dat"
+    a.parent.mkdir()
+    shutil.copy(src, a)
+    text = src.read_text().replace("<SCORE>420</SCORE>", "<SCORE>450</SCORE>", 1)
+    b.write_text(text)
+    os.utime(a, (1_700_000_000, 1_700_000_000))
+    os.utime(b, (1_700_000_100, 1_700_000_100))  # the adjusted re-export is the later file
+    summary, results, _ = import_paths([tmp_path / "in"], tmp_path / "out")
+    assert summary.sessions == 1
+    assert any("again.dat" in n and "first.xml" in n for n in summary.notes)
+    assert 450 in results.trav_ns_score
+
+
+def test_contract_scores():
+    assert ns_score_of(1, "4H", "N", "10", "f", "") == 420
+    assert ns_score_of(2, "4H", "S", "10", "f", "") == 620          # NS vulnerable
+    assert ns_score_of(1, "3NT", "E", "+1", "f", "") == -430
+    assert ns_score_of(4, "1NTX", "W", "5", "f", "") == 500          # 2 down doubled vulnerable
+    assert ns_score_of(1, "PASS", "", "", "f", "") == 0
+    assert ns_score_of(13, "7NTXX", "N", "=", "f", "") == 2980
+    assert parse_contract("2S**", "f", "") == (2, "S", 2)
+
+
+BAD = [
+    ("<USEBIO Version='1.2'><EVENT EVENT_TYPE='MP_PAIRS'><DATE>01/02/2024", "malformed XML"),
+    ("EVENT_TYPE=\"MP_PAIRS\"", "unknown event type 'BRIDGE_BINGO'"),
+    ("<NS_PAIR_NUMBER>1</NS_PAIR_NUMBER>", "pair '99' is not among the participants"),
+    ("<CONTRACT>4H</CONTRACT>", "contract '4Q' is not readable"),
+    ("<DATE>05/03/2024</DATE>", "date 'March 5th' is not a date in a known form"),
+]
+
+
+@pytest.mark.parametrize("change, message", BAD)
+def test_bad_input_names_file_element_and_value_and_writes_nothing(tmp_path, change, message):
+    text = (DATA / "usebio_ebuscore_mitchell_v12.xml").read_text()
+    if message == "malformed XML":
+        text = change
+    else:
+        new = {"unknown event type 'BRIDGE_BINGO'": "EVENT_TYPE=\"BRIDGE_BINGO\"",
+               "pair '99' is not among the participants": "<NS_PAIR_NUMBER>99</NS_PAIR_NUMBER>",
+               "contract '4Q' is not readable": "<CONTRACT>4Q</CONTRACT><SCORE_DROPPED/>",
+               "date 'March 5th' is not a date in a known form": "<DATE>March 5th</DATE>"}[message]
+        assert change in text
+        text = text.replace(change, new, 1)
+        if "4Q" in new:  # no score on that line, so the contract must be read
+            i = text.index("<SCORE_DROPPED/>")
+            j = text.index("</TRAVELLER_LINE>", i)
+            text = text[:i] + text[j:]
+    bad = tmp_path / "club.xml"
+    bad.write_text(text)
+    out = tmp_path / "out"
+    with pytest.raises(ImportFileError) as err:
+        import_paths([bad], out)
+    assert str(bad) in str(err.value) and message in str(err.value)
+    if message != "malformed XML":
+        assert "EVENT 1" in str(err.value)
+    else:
+        assert "line 1" in str(err.value)
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+
+
+def test_cli_prints_one_line_and_refuses_a_full_out(tmp_path, capsys):
+    assert cli_main(["import", str(DATA / "usebio_ebuscore_howell_v12.xml"), "--out", str(tmp_path / "o")]) == 0
+    line = capsys.readouterr().out.strip()
+    assert "sessions" in line and "travellers" in line and "worst |percentage - published|" in line
+    assert cli_main(["import", str(DATA), "--out", str(tmp_path / "o")]) == 2
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_a_named_file_that_is_no_results_file_is_an_error(tmp_path):
+    f = tmp_path / "notes.xml"
+    f.write_text("hello")
+    with pytest.raises(ImportFileError, match="notes.xml: not a USEBIO XML, PBN or BridgeWebs CSV"):
+        import_paths([f], tmp_path / "o")
