@@ -235,6 +235,12 @@ def usebio(sessions, shape="ebuscore", rule="ebu", event_type=None):
     return head + body + "</EVENT>\n</USEBIO>\n"
 
 
+def _pair_labels(session):
+    """Pairs known only by a label: the label written as both players' names."""
+    session["pairs"] = {p: (d, [(f"Pair {p}", ""), (f"Pair {p}", "")]) for p, (d, _) in session["pairs"].items()}
+    return session
+
+
 def _make_artificial(session):
     """Artificial scores where the EBU rule matters: average-plus to the best NS pair (above 60 %),
     average-minus to the worst EW pair (below 40 %), and an A5050, A6060 and A4040 elsewhere."""
@@ -264,6 +270,111 @@ def _make_artificial(session):
         rows[i] = (b, ns, ew, score, "", "", None)
 
 
+# --- PBN -------------------------------------------------------------------------------
+
+def random_deal(rng):
+    """A PBN deal text ``N:spades.hearts.diamonds.clubs ...`` for N, E, S, W."""
+    cards = rng.permutation(52)
+    ranks = "AKQJT98765432"
+    hands = []
+    for h in range(4):
+        mine = sorted(cards[13 * h:13 * h + 13])
+        suits = ["".join(ranks[c % 13] for c in mine if c // 13 == s) for s in range(4)]
+        hands.append(".".join(suits))
+    return "N:" + " ".join(hands)
+
+
+def _vul_word(board):
+    return ("None", "NS", "EW", "All")[board_vulnerability(board)]
+
+
+def pbn_tables(session, rng, crlf=True, date="2024.03.12", with_deal=True):
+    """Per-table records: one game per table per board, no [Score] (the reader computes it)."""
+    lines = ['% PBN 2.1', '% EXPORT', '']
+    deals = {}
+    for (b, ns, ew, sc, c, d, k) in session["rows"]:
+        if isinstance(sc, tuple):
+            continue
+        npl, spl = session["pairs"][ns][1]
+        epl, wpl = session["pairs"][ew][1]
+        deals.setdefault(b, random_deal(rng))
+        lines += [f'[Event "{session["event"]}"]', f'[Site "{session["club"]}"]', f'[Date "{date}"]',
+                  f'[Board "{b}"]', f'[West "{wpl[0]}"]', f'[North "{npl[0]}"]', f'[East "{epl[0]}"]',
+                  f'[South "{spl[0]}"]', f'[Dealer "{"NESW"[(b - 1) % 4]}"]', f'[Vulnerable "{_vul_word(b)}"]']
+        if with_deal:
+            lines.append(f'[Deal "{deals[b]}"]')
+        lines += ['[Scoring "MP"]', f'[Declarer "{d}"]', f'[Contract "{"Pass" if c == "PASS" else c}"]',
+                  f'[Result "{k if c != "PASS" else ""}"]', ""]
+    pub = published(session)
+    lines += [f'[Event "{session["event"]}"]', f'[Site "{session["club"]}"]', f'[Date "{date}"]',
+              '[TotalScoreTable "Rank\\2R;TotalPercentage\\6R;Names\\40L"]']
+    for i, label in enumerate(sorted(pub, key=lambda p: -float(pub[p])), 1):
+        names = [n for n, _ in session["pairs"][label][1]]
+        shown = names[0] if names[0] == names[1] else " - ".join(names)
+        lines.append(f'{i:>2} {pub[label]:>6} "{shown}"')
+    lines.append("")
+    return ("\r\n" if crlf else "\n").join(lines)
+
+
+def pbn_score_tables(session, rng, date="2024.03.14", crlf=True):
+    """ScoreTable per board and a TotalScoreTable with the published percentages and the pairs' names
+    (pair numbers as ids)."""
+    pub = published(session)
+    out = ['% PBN 2.1', '% EXPORT', '']
+    by_board = {}
+    for row in session["rows"]:
+        by_board.setdefault(row[0], []).append(row)
+    for b, rows in sorted(by_board.items()):
+        out += [f'[Event "{session["event"]}"]', f'[Site "{session["club"]}"]', f'[Date "{date}"]',
+                f'[Board "{b}"]', f'[Dealer "{"NESW"[(b - 1) % 4]}"]', f'[Vulnerable "{_vul_word(b)}"]',
+                f'[Deal "{random_deal(rng)}"]',
+                '[ScoreTable "PairId_NS\\2R;PairId_EW\\2R;Contract\\5L;Declarer\\1R;Result\\2R;'
+                'Score_NS\\6R;Score_EW\\6R"]']
+        for (_, ns, ew, sc, c, d, k) in rows:
+            n_ns = ns[:-2] if ns.endswith("NS") else ns
+            n_ew = ew[:-2] if ew.endswith("EW") else ew
+            if isinstance(sc, tuple):
+                out.append(f'{n_ns:>2} {n_ew:>2} A{int(sc[0]):02d}{int(sc[1]):02d} - - - -')
+            elif c == "PASS":
+                out.append(f'{n_ns:>2} {n_ew:>2} Pass  - -      0      -')
+            else:
+                sns, sew = (str(sc), "-") if sc >= 0 else ("-", str(-sc))
+                out.append(f'{n_ns:>2} {n_ew:>2} {c:<5} {d} {k:>2} {sns:>6} {sew:>6}')
+        out.append("")
+    out += [f'[Event "{session["event"]}"]', f'[Site "{session["club"]}"]', f'[Date "{date}"]',
+            '[TotalScoreTable "Rank\\2R;PairId\\2R;Direction\\2R;TotalPercentage\\6R;Names\\40L"]']
+    ranked = sorted(session["pairs"], key=lambda p: -float(pub.get(p, 0)))
+    for i, label in enumerate(ranked, 1):
+        direction, players = session["pairs"][label]
+        num = label[:-2] if label.endswith(("NS", "EW")) else label
+        names = " - ".join(n for n, _ in players)
+        out.append(f'{i:>2} {num:>2} {direction or "-":>2} {pub.get(label, "-"):>6} "{names}"')
+    out.append("")
+    return ("\r\n" if crlf else "\n").join(out)
+
+
+# --- BridgeWebs ---------------------------------------------------------------------------
+
+def bridgewebs(session, date="19/03/2024"):
+    pub = published(session)
+    out = ["#EVENT", "Club,Event,Date,Winners", f"{session['club']},{session['event']},{date},{session['winners']}",
+           "#SCORES", "Pair,Dir,Player1,Player2,Id1,Id2,Percentage"]
+    for label, (direction, players) in session["pairs"].items():
+        num = label[:-2] if label.endswith(("NS", "EW")) else label
+        out.append(f"{num},{direction},{players[0][0]},{players[1][0]},{players[0][1]},{players[1][1]},"
+                   f"{pub.get(label, '')}")
+    out += ["#TRAVELLERS", "Board,NS,EW,Contract,By,Tricks,NSScore,EWScore"]
+    for (b, ns, ew, sc, c, d, k) in session["rows"]:
+        n_ns = ns[:-2] if ns.endswith("NS") else ns
+        n_ew = ew[:-2] if ew.endswith("EW") else ew
+        if isinstance(sc, tuple):
+            out.append(f"{b},{n_ns},{n_ew},,,,A{int(sc[0]):02d}{int(sc[1]):02d},")
+        else:
+            sns, sew = (str(sc), "") if sc >= 0 else ("", str(-sc))
+            out.append(f"{b},{n_ns},{n_ew},{c},{d},{'' if k is None else k},{sns},{sew}")
+    return "\r\n".join(out) + "\r\n"
+
+
 def write_all(folder=HERE):
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(20240305)
@@ -278,8 +389,20 @@ def write_all(folder=HERE):
     art = mitchell(rng, 7, 3, event="Thursday Pairs", date="07/03/2024")
     _make_artificial(art)
     files["usebio_ebuscore_artificial_v12.xml"] = usebio([art], "ebuscore")
+    files["pbn_tables_mitchell.pbn"] = pbn_tables(
+        mitchell(rng, 5, 3, ids=False, event="Tuesday Pairs", date="12/03/2024"), rng)
+    files["pbn_tables_howell_pair_labels.txt"] = pbn_tables(
+        _pair_labels(howell(rng, 8, 3, 5, ids=False, event="Friday Howell", date="15/03/2024")), rng,
+        date="2024.03.15", with_deal=False)
+    files["pbn_scoretable_mitchell.pbn"] = pbn_score_tables(
+        mitchell(rng, 5, 4, ids=False, event="Thursday Pairs", date="14/03/2024"), rng)
+    bw = mitchell(rng, 7, 3, event="Tuesday Pairs", date="19/03/2024")
+    _make_artificial(bw)
+    files["bridgewebs_mitchell.csv"] = bridgewebs(bw)
+    files["bridgewebs_howell.csv"] = bridgewebs(howell(rng, 9, 3, 6, event="Friday Howell"), date="22/03/2024")
     for name, text in files.items():
-        (folder / name).write_text(text, encoding="utf-8")
+        with open(folder / name, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
     return files
 
 

@@ -69,7 +69,12 @@ def test_bundle_is_graded_and_players_carry_national_ids(tmp_path):
     import_paths([DATA], tmp_path / "b")
     with open(tmp_path / "b" / "players.csv", newline="") as fh:
         players = list(csv.DictReader(fh))
-    assert players and all(p["player"] == p["national_id"] for p in players)
+    with_id = [p for p in players if p["national_id"]]
+    assert with_id and all(p["player"] == p["national_id"] and p["member"] == "true" for p in with_id)
+    # players without a national id (PBN names, pair identities) are the NGS's unknown players
+    without = [p for p in players if not p["national_id"]]
+    assert without and all(p["player"] == p["name"] or "#" in p["player"] for p in without)
+    assert all(p["member"] == "false" for p in without)
     assert cli_main(["grade", str(tmp_path / "b"), "--scheme", "ngs", "--out", str(tmp_path / "g.csv")]) == 0
     with open(tmp_path / "g.csv") as fh:
         assert len(fh.readlines()) > 100
@@ -158,3 +163,40 @@ def test_a_named_file_that_is_no_results_file_is_an_error(tmp_path):
     f.write_text("hello")
     with pytest.raises(ImportFileError, match="notes.xml: not a USEBIO XML, PBN or BridgeWebs CSV"):
         import_paths([f], tmp_path / "o")
+
+
+def test_pbn_per_table_records_crlf_without_scores(each_fixture):
+    raw = (DATA / "pbn_tables_mitchell.pbn").read_bytes()
+    assert b"\r\n" in raw and b"[Score " not in raw  # scores come from contract, declarer, tricks
+    summary, rows = each_fixture["pbn_tables_mitchell.pbn"]
+    assert summary.sessions == 1 and len(rows) == 10
+    assert {r["direction"] for r in rows} == {"NS", "EW"}
+
+
+def test_pbn_pair_labels_become_session_scoped_pair_identities(each_fixture):
+    _, rows = each_fixture["pbn_tables_howell_pair_labels.txt"]
+    for r in rows:
+        assert r["player1"].endswith("#1") and r["player2"].endswith("#2")
+        assert r["player1"].startswith("Oakfield BC|2024-03-15|Pair ")
+
+
+def test_pbn_score_table_and_bridgewebs_read_pair_numbers(each_fixture):
+    _, rows = each_fixture["pbn_scoretable_mitchell.pbn"]
+    assert {r["pair"] for r in rows} >= {"1NS", "1EW"}
+    summary, rows = each_fixture["bridgewebs_mitchell.csv"]
+    assert summary.artificial == 5 and {r["pair"] for r in rows} >= {"1NS", "7EW"}
+
+
+def test_bad_pbn_and_bridgewebs_lines_are_named(tmp_path):
+    text = (DATA / "pbn_tables_mitchell.pbn").read_bytes().decode()
+    bad = tmp_path / "a.pbn"
+    bad.write_bytes(text.replace('[Contract "', '[Contract "9', 1).encode())
+    with pytest.raises(ImportFileError, match=r"a\.pbn, line \d+ \(board \d+\): contract '9"):
+        import_paths([bad], tmp_path / "o")
+    text = (DATA / "bridgewebs_mitchell.csv").read_bytes().decode()
+    bad = tmp_path / "b.csv"
+    bad.write_bytes(text.replace("#TRAVELLERS\r\nBoard,NS,EW,Contract,By,Tricks,NSScore,EWScore\r\n1,1,",
+                                "#TRAVELLERS\r\nBoard,NS,EW,Contract,By,Tricks,NSScore,EWScore\r\n1,42,").encode())
+    with pytest.raises(ImportFileError, match=r"b\.csv, line \d+: pair '42' is not in #SCORES"):
+        import_paths([bad], tmp_path / "o")
+    assert not (tmp_path / "o").exists()

@@ -89,6 +89,7 @@ class Traveller:
     tricks: int | None = None
     lead: str = ""
     where: str = ""
+    seats: dict | None = None      # seat letter -> player id, when the file names the four players
 
 
 @dataclass
