@@ -409,3 +409,71 @@ def write_all(folder=HERE):
 if __name__ == "__main__":
     for name in write_all():
         print(HERE / name)
+
+
+# --- simulated results as USEBIO files (the import benchmark) ----------------------------------
+
+def session_from_results(results, s, club_ids=None):
+    """Session ``s`` of a simcore ``Results`` (match-pointed pairs) as a fixture session dict."""
+    r = results
+    t0, t1 = np.searchsorted(r.trav_session, [s, s + 1])
+    names = r.player_names
+    two = int(r.session_winners[s]) == 2
+    labels, pairs, rows = {}, {}, []
+    for t in range(t0, t1):
+        for side, seat in (("NS", r.trav_ns[t]), ("EW", r.trav_ew[t])):
+            key = tuple(sorted(int(x) for x in seat))
+            if key not in labels:
+                if two:
+                    num = 1 + sum(1 for lab in labels.values() if lab.endswith(side))
+                    labels[key] = f"{num}{side}"
+                else:
+                    labels[key] = str(len(labels) + 1)
+                pairs[labels[key]] = (side if two else "", [(f"Player {names[p]}", str(100000 + p)) for p in key])
+        ns = labels[tuple(sorted(int(x) for x in r.trav_ns[t]))]
+        ew = labels[tuple(sorted(int(x) for x in r.trav_ew[t]))]
+        rows.append((int(r.trav_board[t]), ns, ew, int(r.trav_ns_score[t]), "", "", None))
+    rows.sort(key=lambda x: (x[0], x[1]))
+    date = str(np.datetime64(int(r.session_day[s]), "D"))
+    club = str(r.club_names[r.session_club[s]])
+    return dict(event=f"Pairs {r.session_names[s]}", club=club, club_id=str(r.session_club[s] + 1000),
+                date=f"{date[8:10]}/{date[5:7]}/{date[0:4]}", winners=2 if two else 1, event_type="MP_PAIRS",
+                mp_type="BLACK", pairs=pairs, rows=rows)
+
+
+def _usebio_scores_only(session, pub):
+    """USEBIO 1.2 text of a session whose travellers carry scores only (as EBUScore uploads them)."""
+    head = (f'<?xml version="1.0" encoding="UTF-8"?>\n<USEBIO Version="1.2"><CLUB><CLUB_NAME>{_esc(session["club"])}'
+            f'</CLUB_NAME><CLUB_ID_NUMBER>{session["club_id"]}</CLUB_ID_NUMBER></CLUB>\n'
+            f'<EVENT EVENT_TYPE="MP_PAIRS"><EVENT_DESCRIPTION>{_esc(session["event"])}</EVENT_DESCRIPTION>'
+            f'<PROGRAM_NAME>EBUScore</PROGRAM_NAME><WINNER_TYPE>{session["winners"]}</WINNER_TYPE>'
+            f'<DATE>{session["date"]}</DATE><MASTER_POINT_TYPE>BLACK</MASTER_POINT_TYPE>')
+    parts = [head, _pairs_xml(session, "ebuscore", pub)]
+    cur = None
+    for (b, ns, ew, sc, _, _, _) in session["rows"]:
+        if b != cur:
+            parts.append(("</BOARD>" if cur is not None else "") + f"<BOARD><BOARD_NUMBER>{b}</BOARD_NUMBER>")
+            cur = b
+        n_ns = ns[:-2] if ns.endswith("NS") else ns
+        n_ew = ew[:-2] if ew.endswith("EW") else ew
+        parts.append(f"<TRAVELLER_LINE><NS_PAIR_NUMBER>{n_ns}</NS_PAIR_NUMBER><EW_PAIR_NUMBER>{n_ew}"
+                     f"</EW_PAIR_NUMBER><SCORE>{sc}</SCORE></TRAVELLER_LINE>")
+    parts.append("</BOARD></EVENT>\n</USEBIO>\n")
+    return "".join(parts)
+
+
+def usebio_from_results(results, folder, limit=20000):
+    """Write up to ``limit`` match-pointed Mitchell/Howell sessions of ``results`` as USEBIO files
+    (one a file, published percentages from the plain-Python scorer); returns the number written."""
+    from simcore.results import KIND_HOWELL, KIND_MITCHELL, SCORING_MP
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    ok = np.flatnonzero((results.session_scoring == SCORING_MP)
+                        & np.isin(results.session_kind, [KIND_MITCHELL, KIND_HOWELL]))[:limit]
+    for k, s in enumerate(ok):
+        session = session_from_results(results, int(s))
+        pub = published(session)
+        sub = folder / f"club{results.session_club[s]:04d}"
+        sub.mkdir(exist_ok=True)
+        (sub / f"{k:06d}.xml").write_text(_usebio_scores_only(session, pub), encoding="utf-8")
+    return len(ok)

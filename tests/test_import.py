@@ -200,3 +200,63 @@ def test_bad_pbn_and_bridgewebs_lines_are_named(tmp_path):
     with pytest.raises(ImportFileError, match=r"b\.csv, line \d+: pair '42' is not in #SCORES"):
         import_paths([bad], tmp_path / "o")
     assert not (tmp_path / "o").exists()
+
+
+def test_card_play_imps_lost_against_double_dummy():
+    from simcore.io.card_play import declarer_losses
+    from simcore.io.imported import ImportedSession, Pair, Traveller
+    deal = "N:98.95.JT9865.543 K6.84.Q7432.AK76 QJ7543.KQ62.A.J8 AT2.AJT73.K.QT92"
+    s = ImportedSession("f.pbn", "e", "c", 19800, "club", "mp", 2, "mitchell")
+    s.pairs = {"a": Pair("a", ("n", "s"), "NS"), "b": Pair("b", ("e", "w"), "EW")}
+    s.deals = {1: ("N", "None", deal)}
+    seats = {"N": "n", "E": "e", "S": "s", "W": "w"}
+    # double dummy: North makes 6 tricks in spades, East 11 in hearts (endplay's table for this deal)
+    s.travellers = [Traveller(1, "a", "b", -150, None, "2S", "N", 5, "", "t1", seats),   # -150 vs -100: 2 IMPs
+                    Traveller(1, "a", "b", 110, None, "2S", "N", 8, "", "t2", seats),    # beat double dummy: 0
+                    Traveller(1, "a", "b", -420, None, "4H", "E", 10, "", "t3", seats)]  # 420 vs 450: 1 IMP
+    rows, notes = declarer_losses([s])
+    assert rows == [("n", "2024-03-18", 2), ("n", "2024-03-18", 0), ("e", "2024-03-18", 1)]
+
+
+def test_card_play_cli_writes_a_file_imps_lost_grades(tmp_path):
+    out = tmp_path / "cp"
+    import_paths([DATA / "pbn_tables_mitchell.pbn"], out, card_play=True)
+    with open(out / "card_play.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows and sum(int(r["boards"]) for r in rows) > 50
+    assert cli_main(["grade", str(out), "--scheme", "imps-lost", "--out", str(tmp_path / "il.csv")]) == 0
+
+
+def test_grade_reads_results_files_directly_and_counts_a_repeated_export_once(tmp_path, capsys):
+    src = DATA / "usebio_ebuscore_mitchell_v12.xml"
+    copy = tmp_path / "copy.xml"
+    shutil.copy(src, copy)
+    direct = tmp_path / "direct.csv"
+    assert cli_main(["grade", str(src), str(copy), "--scheme", "ngs", "--out", str(direct)]) == 0
+    err = capsys.readouterr().err
+    assert "imported: 1 sessions" in err and "using" in err
+    import_paths([src], tmp_path / "b")
+    via = tmp_path / "via.csv"
+    assert cli_main(["grade", str(tmp_path / "b"), "--scheme", "ngs", "--out", str(via)]) == 0
+    assert direct.read_text() == via.read_text()
+    assert cli_main(["grade", str(src), "--scheme", "ngs", "--set", "gain=x", "--out", str(direct)]) == 2
+
+
+def test_describe_counts_and_partner_shares():
+    from simcore.io.bundle import read_bundle
+    from simcore.metrics.describe import describe
+    from simcore.scoring import score_results
+    res = read_bundle(Path(__file__).parent / "data" / "bundle_small")
+    got = describe(res, score_results(res))
+    assert got["sessions"] == res.n_sessions and got["travellers"] == res.n_travellers
+    share = got["partner_share"]["values"]
+    assert ((share > 0) & (share <= 1)).all()
+
+
+def test_describe_cli_beside_a_scenario_writes_a_figure(tmp_path, capsys):
+    assert cli_main(["describe", str(DATA / "bridgewebs_howell.csv"), "--scenario", "default", "--years", "0.05",
+                     "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "your results" in out and "default (simulated" in out and "session MP %" in out
+    assert (tmp_path / "describe.png").stat().st_size > 1000
+    assert cli_main(["describe", str(DATA), "--scenario", "no-such-world"]) == 2

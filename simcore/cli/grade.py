@@ -1,6 +1,6 @@
-"""Replay a results bundle through one grading scheme.
+"""Replay a results bundle, or real results files, through one grading scheme.
 
-  simcore grade BUNDLE --scheme ngs|ppi|elo-pairs|imps-lost [--set NAME=VALUE ...] --out FILE.csv
+  simcore grade BUNDLE|PATH... --scheme ngs|ppi|elo-pairs|imps-lost [--set NAME=VALUE ...] --out FILE.csv
 
 ngs, ppi and elo-pairs read the bundle's sessions (sessions.csv,
 travellers.csv, teams.csv), score them exactly as the engine does and grade
@@ -22,6 +22,12 @@ and writes one row per input row, in input order:
 the parameters of every scheme are listed below.  --partnerships FILE.csv
 also writes partnership-level grades for schemes that have them.
 
+Instead of a bundle folder, give results files or folders (USEBIO XML, PBN,
+BridgeWebs CSV — what ``simcore import`` reads): they are imported into a
+temporary bundle first (imps-lost solves the PBN deals double-dummy, as
+``simcore import --card-play``), repeated exports of a session are read
+once, and the import's one-line summary is printed on stderr.
+
 The replay itself lives in ``simcore.engine.replay``; this module parses
 the command line and writes the files.
 """
@@ -29,6 +35,10 @@ the command line and writes the files.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 
 from simcore.engine.replay import (grade_bundle, grade_results, has_partnership_grades, partnership_table,
@@ -39,7 +49,8 @@ from simcore.schemes import make_scheme, params_help, scheme_names
 # --- command line -----------------------------------------------------------------
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("bundle", metavar="BUNDLE", help="results bundle folder")
+    parser.add_argument("bundle", metavar="PATH", nargs="+",
+                        help="a results bundle folder, or results files / folders to import first")
     parser.add_argument("--scheme", required=True, choices=scheme_names(), help="the scheme to replay")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="overrides",
                         help="set a scheme parameter (repeatable); see the list below")
@@ -79,7 +90,31 @@ def parse_overrides(items: list[str]) -> dict[str, str]:
     return out
 
 
+def bundle_folder(paths: list[str], card_play: bool, stack: contextlib.ExitStack) -> str:
+    """The bundle folder to grade: ``paths[0]`` if it is one, else the import of ``paths`` into a
+    temporary folder removed when ``stack`` closes."""
+    bundles = [p for p in paths if (Path(p) / "sessions.csv").is_file()]
+    if bundles and len(paths) == 1:
+        return paths[0]
+    if bundles:
+        raise ValueError(f"{bundles[0]} is a results bundle: grade it alone, not with other paths")
+    from simcore.io.importer import import_paths
+    tmp = tempfile.mkdtemp(prefix="simcore-grade-")
+    stack.callback(shutil.rmtree, tmp, True)
+    summary, _, _ = import_paths(paths, Path(tmp) / "bundle", card_play=card_play)
+    for note in summary.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"imported: {summary.line()}", file=sys.stderr)
+    return str(Path(tmp) / "bundle")
+
+
 def main(args) -> int:
+    make_scheme(args.scheme, parse_overrides(args.overrides))  # bad --set values fail before any import
+    with contextlib.ExitStack() as stack:
+        return _grade(args, lambda paths: bundle_folder(paths, args.scheme == "imps-lost", stack))
+
+
+def _grade(args, resolve) -> int:
     from simcore.cli.paths import Outputs
     overrides = parse_overrides(args.overrides)
     if args.partnerships and args.scheme == "ngs":
@@ -90,6 +125,9 @@ def main(args) -> int:
     with Outputs() as outputs:  # output paths checked before the bundle is read
         out = outputs.file(args.out, "--out")
         partnerships = outputs.file(args.partnerships, "--partnerships") if args.partnerships else None
+        paths = args.bundle
+        args.bundle = resolve(paths)  # results files are imported only once the outputs are checked
+        label = args.bundle if [args.bundle] == paths else ", ".join(paths)
         if scheme.name == "imps-lost":
             table = grade_bundle(args.bundle, scheme)
             write_csv(out, table)
@@ -100,7 +138,7 @@ def main(args) -> int:
         scored = score(results)
         table, state = grade_results(results, scored, scheme, label=args.bundle)
         write_csv(out, table)
-        print(f"graded {len(set(table['session']))} of {results.n_sessions} sessions of {args.bundle} under "
+        print(f"graded {len(set(table['session']))} of {results.n_sessions} sessions of {label} under "
               f"{scheme.name} ({len(table['grade'])} grades of {len(set(table['player']))} players); grades in {out}")
         if partnerships:
             pt = partnership_table(results, scored, scheme, state)
