@@ -93,11 +93,16 @@ def parse_overrides(items: list[str]) -> dict[str, str]:
 def bundle_folder(paths: list[str], card_play: bool, stack: contextlib.ExitStack) -> str:
     """The bundle folder to grade: ``paths[0]`` if it is one, else the import of ``paths`` into a
     temporary folder removed when ``stack`` closes."""
-    bundles = [p for p in paths if (Path(p) / "sessions.csv").is_file()]
+    bundles = [p for p in paths if (Path(p) / "sessions.csv").is_file() or (Path(p) / "card_play.csv").is_file()]
     if bundles and len(paths) == 1:
         return paths[0]
     if bundles:
         raise ValueError(f"{bundles[0]} is a results bundle: grade it alone, not with other paths")
+    missing = [p for p in paths if not Path(p).exists()]
+    if missing:
+        raise FileNotFoundError(f"results bundle {missing[0]!r} is not a folder (nor a results file)")
+    if len(paths) == 1 and Path(paths[0]).is_dir() and not _holds_results(Path(paths[0])):
+        return paths[0]  # an empty or partial bundle: the bundle reader says what is missing
     from simcore.io.importer import import_paths
     tmp = tempfile.mkdtemp(prefix="simcore-grade-")
     stack.callback(shutil.rmtree, tmp, True)
@@ -106,6 +111,15 @@ def bundle_folder(paths: list[str], card_play: bool, stack: contextlib.ExitStack
         print(f"note: {note}", file=sys.stderr)
     print(f"imported: {summary.line()}", file=sys.stderr)
     return str(Path(tmp) / "bundle")
+
+
+def _holds_results(folder: Path) -> bool:
+    from simcore.io.detect import detect, find_files
+    for path, _ in find_files([folder]):
+        with open(path, "rb") as fh:
+            if detect(fh.read(65536)):
+                return True
+    return False
 
 
 def main(args) -> int:
