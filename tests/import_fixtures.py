@@ -136,11 +136,58 @@ def howell(rng, n_pairs, boards_per_round, rounds, artificial=(), ids=True, even
                 mp_type=mp_type, pairs=pairs, rows=rows)
 
 
+def swiss_pairs(rng, n_pairs, rounds, boards_per_round, event="County Swiss Pairs", date="17/03/2024"):
+    """Swiss pairs scored by match points across the field: every table plays the round's boards."""
+    who = people(rng, 2 * n_pairs)
+    pairs = {str(p): ("", [who[2 * p - 2], who[2 * p - 1]]) for p in range(1, n_pairs + 1)}
+    rows, pars = [], {}
+    for r in range(rounds):
+        order = [str(p) for p in rng.permutation(np.arange(1, n_pairs + 1))]
+        for k in range(0, n_pairs, 2):
+            ns, ew = order[k], order[k + 1]
+            for b in range(r * boards_per_round + 1, (r + 1) * boards_per_round + 1):
+                par = pars.setdefault(b, _contract(rng, b))
+                c, d, t, sc = _play(rng, b, par)
+                rows.append((b, ns, ew, sc, c, d, t))
+    rows.sort(key=lambda x: (x[0], x[1]))
+    return dict(event=event, club="Midshire CBA", club_id="77", date=date, winners=1, event_type="SWISS_PAIRS",
+                mp_type="BLACK", pairs=pairs, rows=rows)
+
+
+def swiss_teams(rng, n_teams, rounds, boards_per_round, event="County Swiss Teams", date="24/03/2024"):
+    """Swiss teams: each round two teams meet at two tables on the same boards (team T's first pair
+    sits NS at one table, its second pair EW at the other)."""
+    who = people(rng, 4 * n_teams)
+    pairs, teams = {}, {}
+    for t in range(1, n_teams + 1):
+        pairs[f"{t}/1"] = ("NS", [who[4 * t - 4], who[4 * t - 3]])
+        pairs[f"{t}/2"] = ("EW", [who[4 * t - 2], who[4 * t - 1]])
+        teams[str(t)] = (f"{t}/1", f"{t}/2")
+    rows, pars = [], {}
+    for r in range(rounds):
+        order = [str(t) for t in rng.permutation(np.arange(1, n_teams + 1))]
+        for k in range(0, n_teams, 2):
+            a, b = order[k], order[k + 1]
+            for bd in range(r * boards_per_round + 1, (r + 1) * boards_per_round + 1):
+                par = pars.setdefault(bd, _contract(rng, bd))
+                for home, away in ((a, b), (b, a)):
+                    c, d, t, sc = _play(rng, bd, par)
+                    rows.append((bd, f"{home}/1", f"{away}/2", sc, c, d, t))
+    rows.sort(key=lambda x: (x[0], x[1]))
+    return dict(event=event, club="Midshire CBA", club_id="77", date=date, winners=1, event_type="SWISS_TEAMS",
+                mp_type="GREEN", pairs=pairs, rows=rows, teams=teams)
+
+
 def published(session, rule="ebu", decimals=2):
     """{pair label: published text} as the scoring program prints it."""
     rows = [(r[0], r[1], r[2], r[3]) for r in session["rows"]]
     if session["event_type"] in ("BUTLER_PAIRS",):
         return {p: f"{v:.{decimals}f}" for p, v in club_scoring.butler(rows).items()}
+    if session["event_type"] in ("CROSS_IMP",):
+        return {p: f"{v:.{decimals}f}" for p, v in club_scoring.cross_imps(rows).items()}
+    if session["event_type"] in ("SWISS_TEAMS",):
+        team_of = {p: p.split("/")[0] for p in session["pairs"]}
+        return {t: f"{v:.0f}" for t, v in club_scoring.team_imps(rows, team_of).items()}
     return {p: f"{v:.{decimals}f}" for p, v in club_scoring.percentages(rows, rule).items()}
 
 
@@ -159,7 +206,18 @@ def _player_xml(name, nat, club_id=""):
     return out + "</PLAYER>"
 
 
+def _teams_xml(session, pub):
+    parts = []
+    for team, (p1, p2) in session["teams"].items():
+        players = session["pairs"][p1][1] + session["pairs"][p2][1]
+        parts.append(f"<TEAM><TEAM_NUMBER>{team}</TEAM_NUMBER><TOTAL_SCORE>{pub[team]}</TOTAL_SCORE>"
+                     + "".join(_player_xml(n, i) for n, i in players) + "</TEAM>")
+    return "<PARTICIPANTS>" + "".join(parts) + "</PARTICIPANTS>"
+
+
 def _pairs_xml(session, shape, pub):
+    if session.get("teams"):
+        return _teams_xml(session, pub)
     parts = []
     for label, (direction, players) in session["pairs"].items():
         num = label[:-2] if label.endswith(("NS", "EW")) else label
@@ -168,7 +226,7 @@ def _pairs_xml(session, shape, pub):
         if direction and shape != "scorebridge":
             x += f"<DIRECTION>{direction}</DIRECTION>"
         if label in pub:
-            tag = "TOTAL_SCORE" if session["event_type"] == "BUTLER_PAIRS" else "PERCENTAGE"
+            tag = "TOTAL_SCORE" if session["event_type"] in ("BUTLER_PAIRS", "CROSS_IMP") else "PERCENTAGE"
             x += f"<{tag}>{pub[label]}</{tag}>"
         if shape == "pianola":
             x += f"<MASTER_POINTS><MASTER_POINT_TYPE>{session['mp_type']}</MASTER_POINT_TYPE>" \
@@ -190,7 +248,11 @@ def _boards_xml(session, shape):
         n_ew = ew[:-2] if ew.endswith("EW") else ew
         if shape == "scorebridge":
             n_ns, n_ew = ns, ew
-        x = f"<TRAVELLER_LINE><NS_PAIR_NUMBER>{n_ns}</NS_PAIR_NUMBER><EW_PAIR_NUMBER>{n_ew}</EW_PAIR_NUMBER>"
+        if session.get("teams"):
+            x = (f"<TRAVELLER_LINE><NS_TEAM_NUMBER>{ns.split('/')[0]}</NS_TEAM_NUMBER>"
+                 f"<EW_TEAM_NUMBER>{ew.split('/')[0]}</EW_TEAM_NUMBER>")
+        else:
+            x = f"<TRAVELLER_LINE><NS_PAIR_NUMBER>{n_ns}</NS_PAIR_NUMBER><EW_PAIR_NUMBER>{n_ew}</EW_PAIR_NUMBER>"
         if isinstance(sc, tuple):
             x += f"<SCORE>A{int(sc[0]):02d}{int(sc[1]):02d}</SCORE>"
         else:
@@ -396,6 +458,14 @@ def write_all(folder=HERE):
         date="2024.03.15", with_deal=False)
     files["pbn_scoretable_mitchell.pbn"] = pbn_score_tables(
         mitchell(rng, 5, 4, ids=False, event="Thursday Pairs", date="14/03/2024"), rng)
+    butler = mitchell(rng, 7, 3, event="Butler Pairs", date="10/03/2024")
+    butler["event_type"] = "BUTLER_PAIRS"
+    files["usebio_ebuscore_butler_v12.xml"] = usebio([butler], "ebuscore")
+    cross = howell(rng, 8, 3, 6, event="Cross-IMP Pairs", date="11/03/2024")
+    cross["event_type"] = "CROSS_IMP"
+    files["usebio_scorebridge_cross_imp_v13.xml"] = usebio([cross], "scorebridge")
+    files["usebio_ebuscore_swiss_pairs_v12.xml"] = usebio([swiss_pairs(rng, 12, 4, 4)], "ebuscore")
+    files["usebio_ebuscore_swiss_teams_v12.xml"] = usebio([swiss_teams(rng, 8, 4, 5)], "ebuscore")
     bw = mitchell(rng, 7, 3, event="Tuesday Pairs", date="19/03/2024")
     _make_artificial(bw)
     files["bridgewebs_mitchell.csv"] = bridgewebs(bw)

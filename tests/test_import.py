@@ -260,3 +260,16 @@ def test_describe_cli_beside_a_scenario_writes_a_figure(tmp_path, capsys):
     assert "your results" in out and "default (simulated" in out and "session MP %" in out
     assert (tmp_path / "describe.png").stat().st_size > 1000
     assert cli_main(["describe", str(DATA), "--scenario", "no-such-world"]) == 2
+
+
+def test_event_types_map_to_scorings_and_movements(tmp_path):
+    names = ["usebio_ebuscore_butler_v12.xml", "usebio_scorebridge_cross_imp_v13.xml",
+             "usebio_ebuscore_swiss_pairs_v12.xml", "usebio_ebuscore_swiss_teams_v12.xml",
+             "usebio_pianola_sections_v13.xml"]
+    _, results, _ = import_paths([DATA / n for n in names], tmp_path / "b")
+    with open(tmp_path / "b" / "sessions.csv", newline="") as fh:
+        got = {(r["scoring"], r["movement"].split(":")[0], r["winners"], r["event_type"]) for r in csv.DictReader(fh)}
+    assert got == {("butler", "mitchell", "2", "club"), ("cross_imps", "howell", "1", "club"),
+                   ("mp", "swiss_pairs", "1", "club"), ("teams_imps", "swiss_teams", "1", "green"),
+                   ("mp", "mitchell", "2", "green")}
+    assert (tmp_path / "b" / "teams.csv").is_file()

@@ -295,7 +295,7 @@ def compare(rows, summary: ImportSummary) -> None:
             if not diff <= summary.worst_mp:  # also replaces the initial NaN
                 summary.worst_mp, summary.worst_mp_session = diff, r[0]
                 summary.worst_mp_rounding = 0.5 * 10.0 ** -r[7]
-        elif r[8] in ("butler", "cross_imps"):
+        elif r[8] in ("butler", "cross_imps", "teams_imps"):
             if not diff <= summary.worst_imps:
                 summary.worst_imps, summary.worst_imps_session = diff, r[0]
 

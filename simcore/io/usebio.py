@@ -220,6 +220,8 @@ def _participants(path, parts, where, s, teams, scoring, winners) -> None:
 
 
 def _resolve(path, where, s, num: str, side: str) -> str:
+    if num in s.pairs:
+        return num
     n = num.strip().upper()
     for cand in (n, f"{n}{side}"):
         if cand in s.pairs:
@@ -263,7 +265,9 @@ def _boards(path, boards, where, s, teams) -> None:
                 else:
                     ew_text = vals["EW_SCORE"]
                     score_text = ew_text if parse_artificial(ew_text) else str(-int(_int(path, tw, ew_text)))
-            art = parse_artificial(score_text) or parse_artificial(contract)
+            art = None
+            if score_text[:1] in ("A", "a") or contract[:1] in ("A", "a"):  # cheap test first: 4M lines a year
+                art = parse_artificial(score_text) or parse_artificial(contract)
             if art is not None:
                 s.travellers.append(Traveller(board, ns, ew, None, art, contract, declarer, None,
                                               vals.get("LEAD", ""), tw))

@@ -87,3 +87,35 @@ def butler(travellers):
             out[r[1]] = out.get(r[1], 0) + i
             out[r[2]] = out.get(r[2], 0) - i
     return out
+
+
+def cross_imps(travellers):
+    """Net cross-IMPs per pair: on each board, IMPs against every other table, averaged over them."""
+    by_board = {}
+    for row in travellers:
+        by_board.setdefault(row[0], []).append(row)
+    out = {}
+    for rows in by_board.values():
+        for r in rows:
+            others = [imps(r[3] - q[3]) for q in rows if q is not r]
+            v = sum(others) / len(others)
+            out[r[1]] = out.get(r[1], 0) + v
+            out[r[2]] = out.get(r[2], 0) - v
+    return out
+
+
+def team_imps(rows, team_of):
+    """Total IMPs per team over its matches: on each board of a match, the NS score at the table where
+    the team sat NS minus the NS score at the other table, in IMPs.  rows: (board, ns pair, ew pair,
+    ns score); team_of: pair -> team."""
+    out = {}
+    by_board = {}
+    for r in rows:
+        by_board.setdefault(r[0], []).append(r)
+    for rs in by_board.values():
+        for r in rs:
+            home = team_of[r[1]]
+            away = team_of[r[2]]
+            other = next(q for q in rs if team_of[q[1]] == away and team_of[q[2]] == home)
+            out[home] = out.get(home, 0) + imps(r[3] - other[3])
+    return out
