@@ -11,7 +11,9 @@ and writes it as CSV; ``engine.py`` runs the whole pipeline for many
 replicates; ``sweep.py`` runs grids of runs on dask.
 
 ``simcore.run(scenario, schemes=..., replicates=R, years=Y, seed=S)``
-returns the labelled Dataset; ``simcore.sweep(spec, out)`` runs a sweep.
+returns the labelled Dataset; ``simcore.sweep(spec, out)`` runs a sweep;
+``simcore.compare(scenario, schemes, replicates=N)`` compares variants with
+intervals over replicates and paired differences.
 """
 
 import os as _os
@@ -45,7 +47,7 @@ def kernel_cache_dir() -> str:
 # before numba is imported (numba reads its configuration on import); worker processes inherit it
 _os.environ["NUMBA_CACHE_DIR"] = kernel_cache_dir()
 
-__all__ = ["run", "sweep", "__version__", "kernel_cache_dir"]
+__all__ = ["run", "sweep", "compare", "__version__", "kernel_cache_dir"]
 
 
 def __getattr__(name):
@@ -53,6 +55,9 @@ def __getattr__(name):
     if name == "run":
         from simcore.engine import run
         return run
+    if name == "compare":
+        from simcore.engine.compare import compare
+        return compare
     if name == "sweep":
         from simcore.engine.sweep import sweep
         return sweep

@@ -136,3 +136,42 @@ def test_club_bias_matches_one_pass_per_club():
     xr.testing.assert_allclose(got["gap"], _club_bias_naive(ds).transpose(*got["gap"].dims))
     assert np.isnan(got["gap"].sel(club=2)).all() and np.isfinite(got["gap"].sel(club=0)).all()
     np.testing.assert_allclose(got["rms"].values, np.sqrt(np.nanmean(got["gap"].values ** 2, axis=0)))
+
+
+def test_club_gap_decay_recovers_a_known_rate():
+    # three clubs with gaps +4, -3 and +1 that all decay at 0.05 a week (half-life ln 2 / 0.05 = 13.86 weeks)
+    T = 60
+    weeks = np.arange(T)
+    decay = np.exp(-0.05 * weeks)
+    grade = np.stack([50 + 4 * decay, 50 - 3 * decay, 50 + 1 * decay], axis=1)[None]
+    ds = make_ds(grade, [50.0, 50.0, 50.0], [0, 1, 2], isolation_ends="2020-01-06")
+    fit = metrics.club_gap_decay(ds)
+    assert fit["rate_per_week"].values[0, 0] == pytest.approx(0.05, rel=1e-4)
+    assert fit["half_life_weeks"].values[0, 0] == pytest.approx(np.log(2) / 0.05, rel=1e-4)
+    assert fit["initial_rms_gap"].values[0, 0] == pytest.approx(np.sqrt((16 + 9 + 1) / 3), rel=1e-5)
+    # from a later start the rate is the same (an exponential has no memory)
+    later = metrics.club_gap_decay(ds, start="2020-03-16")
+    assert later["rate_per_week"].values[0, 0] == pytest.approx(0.05, rel=1e-4)
+
+
+def test_club_gap_decay_of_a_gap_that_never_closes_is_zero_not_missing():
+    T = 20
+    grade = np.stack([np.full(T, 53.0), np.full(T, 47.0)], axis=1)[None]
+    fit = metrics.club_gap_decay(make_ds(grade, [50.0, 50.0], [0, 1]))
+    assert fit["rate_per_week"].values[0, 0] == 0.0
+    assert np.isinf(fit["half_life_weeks"].values[0, 0])
+
+
+def test_summary_per_replicate_matches_the_single_figures():
+    truth = np.array([54.0, 50.0, 49.0, 47.0])
+    grade = np.stack([truth + [1, -1, 2, 0], truth + [3, 3, 3, 3]])[:, None, :].repeat(2, axis=1)  # (S, T, P)
+    ds = make_ds(grade, truth, [0, 0, 1, 1], ptype=[2, 2, 2, 2], partner=[1, 0, 3, 2], scheme_names=("a", "b"))
+    per = metrics.summary_per_replicate(ds)
+    assert per["rmse"].dims == ("replicate", "scheme")
+    np.testing.assert_allclose(per["rmse"].values[0], [np.sqrt(6 / 4), 3.0], rtol=1e-6)
+    np.testing.assert_allclose(per["bias"].values[0], [0.5, 3.0], rtol=1e-6)
+    np.testing.assert_allclose(per["abs_bias"].values[0], [0.5, 3.0], rtol=1e-6)
+    np.testing.assert_allclose(per["aces_eights"].values[0], [(2 + 2) / 2, 0.0], atol=1e-6)
+    np.testing.assert_allclose(per["club_bias"].values[0], [np.sqrt((0 + 1) / 2), 3.0], rtol=1e-6)
+    np.testing.assert_allclose(per["volatility"].values[0], [0.0, 0.0], atol=1e-6)
+    assert metrics.summary(ds)["a#0"]["rmse"] == pytest.approx(np.sqrt(6 / 4), rel=1e-6)

@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "describe": ("simcore.cli.describe", "describe a results set, beside a simulated world with --scenario"),
     "calibrate": ("simcore.cli.calibrate", "check the bridge model against the EBU variability study"),
     "experiment": ("simcore.cli.experiment", "run one of the studies in experiments/"),
+    "compare": ("simcore.cli.compare", "compare scheme variants over replicates: intervals and paired differences"),
     "sweep": ("simcore.cli.sweep", "run a grid of scenario x scheme-variant x seed points on dask"),
     "bench": ("simcore.cli.bench", "print the pipeline throughput on a fixed workload"),
 }

@@ -14,7 +14,11 @@ time are active members who have played at least ``min_boards`` boards
   partnership type;
 * ``diffusion_times`` — from a start date, weeks until each club's gap
   halves and until it stays below 0.5 point;
-* ``summary``     — the headline table of ``simcore run``;
+* ``summary_per_replicate`` — every headline figure per replicate and
+  scheme (what intervals are built from); ``summary`` — their means, the
+  headline table of ``simcore run``;
+* ``club_gap_decay`` — the fitted exponential decay rate (and half-life) of
+  the club gaps after a start date, per replicate;
 * ``fr18``        — FR18's variance decomposition of session scores and the
   calibration of par (engine runs with ``session_stats=True``).
 """
@@ -291,25 +295,125 @@ SUMMARY_KEYS = {
 }
 
 
-def summary(ds: xr.Dataset, min_boards: int = 300) -> dict:
-    """Headline figures per scheme variant, averaged over replicates (keys in SUMMARY_KEYS)."""
+def _fit_decay_rate(gap: np.ndarray, weeks: np.ndarray, k_max: float) -> float:
+    """Least-squares k of gap[c, t] ≈ A_c · exp(−k · weeks[t]), A_c free per club (NaN cells skipped).
+
+    For a fixed k the best A_c is linear (Σ g·e / Σ e²), so the fit is a
+    one-dimensional search over k in [0, k_max]: a log grid, then a bounded
+    refinement around the best grid point.
+    """
+    from scipy.optimize import minimize_scalar
+    ok = np.isfinite(gap)
+    g = np.where(ok, gap, 0.0)
+
+    def sse(k: float) -> float:
+        e = np.exp(-k * weeks)[None, :] * ok
+        den = (e * e).sum(1)
+        a = np.where(den > 0, (g * e).sum(1) / np.where(den > 0, den, 1.0), 0.0)
+        return float((((g - a[:, None] * e) * ok) ** 2).sum())
+
+    grid = np.r_[0.0, np.geomspace(1e-5, k_max, 120)]
+    values = [sse(k) for k in grid]
+    i = int(np.argmin(values))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    if hi <= lo:
+        return float(grid[i])
+    res = minimize_scalar(sse, bounds=(lo, hi), method="bounded", options={"xatol": 1e-7})
+    return float(res.x) if res.fun <= values[i] else float(grid[i])
+
+
+def club_gap_decay(ds: xr.Dataset, start: str | None = None, min_boards: int = 300,
+                   k_max: float = 0.5) -> xr.Dataset:
+    """The rate at which club gaps close after ``start``, fitted per replicate and scheme.
+
+    Each club's gap (mean grade − mean true strength of its graded home
+    members, grade points) from the first snapshot on or after ``start``
+    (default the scenario's ``mixing.isolation_ends``) is fitted jointly as
+    ``A_club · exp(−rate · weeks)``: one rate for all clubs, each club its
+    own starting amplitude.  Unlike a first crossing, a rate exists for every
+    replicate — a run too short to see the gap halve still gives a small
+    rate — so it always has an interval over replicates.  Returns
+    (replicate, scheme): ``rate_per_week`` (1/weeks; 0 = no closing),
+    ``half_life_weeks`` = ln 2 / rate (inf for rate 0), ``initial_rms_gap``
+    and ``final_rms_gap`` (RMS over clubs at the start and at the end).
+    """
+    if start is None:
+        import json
+        sc = json.loads(ds.attrs.get("scenario", "{}"))
+        start = sc.get("mixing", {}).get("isolation_ends") or str(ds["time"].values[0])[:10]
+    times = ds["time"].values.astype("datetime64[D]")
+    i0 = int(np.searchsorted(times, np.datetime64(start, "D")))
+    if i0 >= len(times) - 2:
+        raise ValueError(f"club_gap_decay: start {start} leaves fewer than 3 snapshots (last {times[-1]})")
+    cb = club_bias(ds.isel(time=slice(i0, None)), min_boards)
+    weeks = (times[i0:] - times[i0]).astype(np.float64) / 7.0
+    gap = cb["gap"].transpose("replicate", "scheme", "club", "time").values
+    R, V = gap.shape[:2]
+    rate = np.array([[_fit_decay_rate(gap[r, v], weeks, k_max) for v in range(V)] for r in range(R)])
+    with np.errstate(divide="ignore"):
+        half = np.where(rate > 0, np.log(2.0) / np.where(rate > 0, rate, 1.0), np.inf)
+    rms = cb["rms"].transpose("replicate", "scheme", "time").values
+    d2 = ("replicate", "scheme")
+    out = xr.Dataset({"rate_per_week": (d2, rate), "half_life_weeks": (d2, half),
+                      "initial_rms_gap": (d2, rms[..., 0]), "final_rms_gap": (d2, rms[..., -1])},
+                     coords={"replicate": ds["replicate"], "scheme": ds["scheme"]})
+    out.attrs.update(start=str(times[i0]), weeks=float(weeks[-1]))
+    return out
+
+
+# per-replicate figures: the names ``simcore compare`` reports (directions in intervals.LOWER_IS_BETTER)
+REPLICATE_KEYS = {
+    "rmse": "RMSE of grade vs true strength over graded players at the last snapshot (grade points)",
+    "rank_corr": "Spearman rank correlation of grade and true strength at the last snapshot",
+    "bias": "mean grade minus mean true strength of graded players (grade points; signed)",
+    "abs_bias": "|mean grade minus mean true strength| (grade points)",
+    "club_bias": "RMS over clubs of (club mean grade - club mean true strength), last snapshot (grade points)",
+    "aces_eights": "mean |(grade gap) - (true gap)| inside near-exclusive partnerships, last snapshot "
+                   "(grade points)",
+    "aces_eights_over_4": "share of near-exclusive partnerships whose gap error exceeds 4 points",
+    "volatility": "sd of a graded player's grade change from one snapshot to the next (grade points)",
+    "n_graded": "graded players at the last snapshot (active members with >= 300 boards)",
+}
+
+
+def summary_per_replicate(ds: xr.Dataset, min_boards: int = 300) -> xr.Dataset:
+    """Every headline figure per (replicate, scheme): the unit every interval is built from.
+
+    Variables are ``REPLICATE_KEYS``; a figure a replicate cannot measure
+    (no graded near-exclusive partnership, say) is NaN for that replicate.
+    """
     acc = accuracy(ds, -1, min_boards)
     clubs = club_bias(ds.isel(time=[-1]), min_boards)
     ae = aces_eights(ds.isel(time=[-1]), min_boards)
     vol = volatility(ds, min_boards)
+    out = xr.Dataset({
+        "rmse": acc["rmse"], "rank_corr": acc["rank_corr"], "bias": acc["bias"], "abs_bias": np.abs(acc["bias"]),
+        "club_bias": clubs["rms"].isel(time=0, drop=True),
+        "aces_eights": ae["mean_abs_gap_error"].isel(time=0, drop=True),
+        "aces_eights_over_4": ae["share_over_4"].isel(time=0, drop=True),
+        "volatility": vol["step_sd"], "n_graded": acc["n"],
+    })
+    out = out.drop_vars([c for c in out.coords if c not in ("replicate", "scheme", "scheme_name")])
+    for k, doc in REPLICATE_KEYS.items():
+        out[k] = out[k].transpose("replicate", "scheme")
+        out[k].attrs["long_name"] = doc
+    return out
+
+
+def summary(ds: xr.Dataset, min_boards: int = 300) -> dict:
+    """Headline figures per scheme variant, averaged over replicates (keys in SUMMARY_KEYS).
+
+    For intervals over replicates use ``summary_per_replicate`` with
+    ``metrics.intervals`` (``simcore compare`` does).
+    """
+    per = summary_per_replicate(ds, min_boards)
+    names = {"rmse": "rmse", "rank_corr": "rank_corr", "bias": "bias", "club_bias_rms": "club_bias",
+             "aces_eights_gap": "aces_eights", "aces_eights_over_4": "aces_eights_over_4",
+             "volatility": "volatility"}
     out = {}
     for j, label in enumerate(ds["scheme"].values):
-        pick = lambda da: da.isel(scheme=j)  # noqa: E731
-        out[str(label)] = {
-            "rmse": float(pick(acc["rmse"]).mean()),
-            "rank_corr": float(pick(acc["rank_corr"]).mean()),
-            "bias": float(pick(acc["bias"]).mean()),
-            "club_bias_rms": float(pick(clubs["rms"]).mean()),
-            "aces_eights_gap": float(pick(ae["mean_abs_gap_error"]).mean()),
-            "aces_eights_over_4": float(pick(ae["share_over_4"]).mean()),
-            "volatility": float(pick(vol["step_sd"]).mean()),
-            "n_graded": int(pick(acc["n"]).sum()),
-        }
+        out[str(label)] = {k: float(per[v].isel(scheme=j).mean()) for k, v in names.items()}
+        out[str(label)]["n_graded"] = int(per["n_graded"].isel(scheme=j).sum())
     return out
 
 
