@@ -2,7 +2,10 @@
 
 Every study is ``run(out: Path, quick: bool, seed: int) -> dict``: it runs the
 simulations it needs, writes its data (netCDF / CSV), figures (PNG) and a
-short ``report.md`` to ``out`` and returns its headline figures.  Run one
+short ``report.md`` to ``out`` and returns its headline figures.  Every
+figure carries its 95 % interval over replicates (``_report.ci``/``paired``,
+built on ``simcore.metrics.intervals``), and every report states the world
+assumptions it ran with.  Run one
 with ``simcore experiment NAME [--quick] [--out DIR] [--seed S]``.
 
 * ``scheme-variants`` — the four schemes and their documented variants on

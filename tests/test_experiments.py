@@ -20,13 +20,32 @@ def test_unknown_study_is_named(capsys):
     assert "unknown experiment 'decy'" in capsys.readouterr().err
 
 
-def test_scheme_variants_writes_data_figures_and_a_ranked_report(tmp_path, capsys):
+def test_scheme_variants_writes_data_figures_and_a_report_with_intervals(tmp_path, capsys):
     out = tmp_path / "sv"
     assert main(["experiment", "scheme-variants", "--quick", "--out", str(out), "--seed", "5"]) == 0
     for name in ("report.md", "headline.json", "scheme_variants.nc", "accuracy_vs_volatility.png"):
         assert (out / name).stat().st_size > 0, name
     head = json.loads((out / "headline.json").read_text())
-    rmse = [head["table"][k]["rmse"] for k in head["ranking"]]
-    assert rmse == sorted(rmse) and len(rmse) == 14
+    assert head["baseline"] == "ngs" and len(head["table"]) == 14
+    # every figure carries its interval, and the ranking follows the paired RMSE differences
+    for variant, figs in head["table"].items():
+        for metric, fig in figs.items():
+            lo, hi = fig["ci"]
+            assert lo <= fig["mean"] <= hi, (variant, metric)
+    diffs = [head["paired"]["rmse"][v]["diff"] for v in head["ranking_by_paired_rmse"]]
+    assert diffs == sorted(diffs) and "imps-lost" not in head["ranking_by_paired_rmse"]
     report = (out / "report.md").read_text()
-    assert report.index(head["ranking"][0]) < report.index(head["ranking"][-1])
+    assert "## World assumptions" in report and "95 %" in report and " [" in report
+
+
+def test_claim_verdicts_read_the_interval_against_the_claimed_range():
+    from experiments.claims import verdict
+    assert verdict({"mean": 2.5, "ci": [2.2, 2.8]}, 2.0, 3.0) == "reproduced"
+    assert verdict({"mean": 1.5, "ci": [1.2, 1.8]}, 2.0, 3.0) == "refuted"
+    assert verdict({"mean": 2.1, "ci": [1.8, 2.4]}, 2.0, 3.0) == "inconclusive"
+
+
+def test_half_life_interval_is_open_when_the_rate_may_be_zero():
+    from experiments.diffusion import _half_life
+    assert _half_life({"mean": 0.01, "ci": [0.005, 0.02]}) == "69 [35, 139]"
+    assert _half_life({"mean": 0.001, "ci": [-0.001, 0.003]}).endswith("∞]")

@@ -175,3 +175,27 @@ def test_summary_per_replicate_matches_the_single_figures():
     np.testing.assert_allclose(per["club_bias"].values[0], [np.sqrt((0 + 1) / 2), 3.0], rtol=1e-6)
     np.testing.assert_allclose(per["volatility"].values[0], [0.0, 0.0], atol=1e-6)
     assert metrics.summary(ds)["a#0"]["rmse"] == pytest.approx(np.sqrt(6 / 4), rel=1e-6)
+
+
+def test_fr18_direct_pair_grading_error_is_the_variance_of_grade_minus_truth():
+    from types import SimpleNamespace as NS
+    rng = np.random.default_rng(4)
+    n_pairs, n_tables, boards = 16, 8, 3  # one group of 16 pairs: every board played 8 times
+    players = np.arange(2 * n_pairs).reshape(n_pairs, 2)
+    grade_before = rng.normal(50, 5, 2 * n_pairs)
+    true_pair = 0.5 * (grade_before[players[:, 0]] + grade_before[players[:, 1]]) + rng.normal(0, 1.3, n_pairs)
+    results = NS(trav_board=np.repeat(np.arange(boards), n_tables))
+    scored = NS(n_sessions=1, scoring=np.zeros(1, np.int8), trav_start=np.array([0, boards * n_tables]),
+                trav_ns_mp=rng.uniform(0, 100, boards * n_tables), pair_start=np.array([0, n_pairs]),
+                pair_players=players, pair_score=rng.normal(50, 8, n_pairs), pair_group=np.zeros(n_pairs, int),
+                pair_boards=np.full(n_pairs, boards))
+    out = metrics.fr18_chunk(results, scored, grade_before, true_pair)
+    gpair = 0.5 * (grade_before[players[:, 0]] + grade_before[players[:, 1]])
+    assert out["sessions"] == 1
+    assert out["e_direct"] == pytest.approx(np.var(gpair - true_pair, ddof=1))
+    # a constant offset of every pair (the session's level) is not a grading error
+    shifted = metrics.fr18_chunk(results, scored, grade_before, true_pair + 3.0)
+    assert shifted["e_direct"] == pytest.approx(out["e_direct"])
+    # grades equal to the truth: no pair-grading error at all
+    exact = metrics.fr18_chunk(results, scored, grade_before, gpair)
+    assert exact["e_direct"] == pytest.approx(0.0, abs=1e-12)

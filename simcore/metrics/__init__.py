@@ -419,7 +419,8 @@ def summary(ds: xr.Dataset, min_boards: int = 300) -> dict:
 
 # --- FR18: the variance decomposition of session scores ------------------------------
 
-FR18_KEYS = ("sessions", "s_var", "r_var", "g_var", "a_var", "t_var", "par_n", "par_x", "par_y", "par_xx", "par_xy")
+FR18_KEYS = ("sessions", "s_var", "r_var", "g_var", "a_var", "t_var", "e_direct", "par_n", "par_x", "par_y",
+             "par_xx", "par_xy")
 
 
 def fr18_chunk(results, scored, grade_before: np.ndarray, true_pair=None, min_tables: int = 7) -> dict:
@@ -437,8 +438,16 @@ def fr18_chunk(results, scored, grade_before: np.ndarray, true_pair=None, min_ta
       A_var  sample variance of the pairs' scores above par, par = 50 + pair
              grade − mean pair grade of the group;
       T_var  the same with the pairs' true strengths in place of grades
-             (``true_pair``, per pair entry), when given.
-    E_var = S_var − R_var − G_var is the pair-grading error (FR18: 0.72).
+             (``true_pair``, per pair entry), when given;
+      E_direct  FR18's E_var measured directly: the sample variance over
+             the group's pairs of the pair-grading error, pair grade − true
+             pair strength (FR18: "pair playing strength = average grade of
+             the two partners + pair-grading-error", taken relative to the
+             session, so its mean over the session's pairs is removed), when
+             ``true_pair`` is given.
+    S_var − R_var − G_var is FR18's shortcut estimate of E_var (0.72 on EBU
+    data); it is biased wherever S, R and G are not independent (the grades
+    themselves carry error correlated with the pairs' strengths).
     Also sums for regressing score − 50 on par − 50 (calibration of par).
     Returns a dict of sums (divide by ``sessions`` for means).
     """
@@ -473,6 +482,7 @@ def fr18_chunk(results, scored, grade_before: np.ndarray, true_pair=None, min_ta
             row = [score[m].var(ddof=1), flat * maxvar / b, gpair[m].var(ddof=1), (score[m] - par).var(ddof=1)]
             row.append((score[m] - (50.0 + true_pair[e0:e1][m] - true_pair[e0:e1][m].mean())).var(ddof=1)
                        if true_pair is not None else np.nan)
+            row.append((gpair[m] - true_pair[e0:e1][m]).var(ddof=1) if true_pair is not None else np.nan)
             terms.append(row)
             x, y = par - 50.0, score[m] - 50.0
             out["par_n"] += len(x)
@@ -484,7 +494,7 @@ def fr18_chunk(results, scored, grade_before: np.ndarray, true_pair=None, min_ta
             continue
         mean = np.mean(terms, axis=0)
         out["sessions"] += 1
-        for k, v in zip(("s_var", "r_var", "g_var", "a_var", "t_var"), mean):
+        for k, v in zip(("s_var", "r_var", "g_var", "a_var", "t_var", "e_direct"), mean):
             out[k] += v
     return out
 
@@ -493,16 +503,20 @@ def fr18(ds: xr.Dataset) -> xr.Dataset:
     """FR18's decomposition from an engine run with ``session_stats=True``.
 
     Means over all qualifying sessions of the run (replicate, scheme):
-    S_var, R_var, G_var, E_var = S − R − G, A_var (compare S − G, FR18:
-    40.24 vs 40.15), and the slope of actual session score on par (1 = par
+    S_var, R_var, G_var, E_var = S − R − G (FR18's shortcut), E_direct (the
+    pair-grading error's variance measured directly), A_var (compare S − G,
+    FR18: 40.24 vs 40.15), and the slope of actual session score on par (1 = par
     is calibrated).  EBU data (FR18): S 57.83, R 39.43, G 17.68, E 0.72.
     """
     if "fr18_sessions" not in ds:
         raise ValueError("this Dataset has no session statistics: run the engine with session_stats=True")
-    tot = {k: ds[f"fr18_{k}"].sum("time") for k in FR18_KEYS}
+    tot = {k: ds[f"fr18_{k}"].sum("time") for k in FR18_KEYS if f"fr18_{k}" in ds}
     n = tot["sessions"]
-    out = xr.Dataset({k: tot[k] / n for k in ("s_var", "r_var", "g_var", "a_var", "t_var")})
+    out = xr.Dataset({k: tot[k] / n for k in ("s_var", "r_var", "g_var", "a_var", "t_var")
+                      if k in tot})
     out["e_var"] = out["s_var"] - out["r_var"] - out["g_var"]
+    if "e_direct" in tot:
+        out["e_direct"] = tot["e_direct"] / n
     out["sessions"] = n
     pn = tot["par_n"]
     cov = tot["par_xy"] / pn - (tot["par_x"] / pn) * (tot["par_y"] / pn)
