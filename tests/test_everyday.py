@@ -168,3 +168,50 @@ def test_dataset_coordinates_are_labelled_dated_and_indexed(tmp_path):
         assert back["club"].attrs["long_name"] == ds["club"].attrs["long_name"]
     dates = days_to_dates(np.array([0, 18262, NEVER_DAY]))
     assert str(dates[1])[:10] == "2020-01-01" and np.isnat(dates[2])
+
+
+class _Terminal:
+    """A stderr that says it is a terminal (tqdm draws its bars on it)."""
+
+    def __init__(self):
+        import io
+        self.buffer = io.StringIO()
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        return self.buffer.write(text)
+
+    def flush(self):
+        pass
+
+
+class _Watch:
+    def __init__(self, count, seconds, compiling):
+        self.count, self._seconds, self.compiling = count, seconds, compiling
+
+    def elapsed(self):
+        return self._seconds
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_run_progress_shows_compilation_above_the_bar(monkeypatch, tty):
+    from simcore.engine import _Progress
+    term = _Terminal()
+    if not tty:
+        term.isatty = lambda: False
+    monkeypatch.setattr(sys, "stderr", term)
+    progress = _Progress("default")
+    progress.compiling(_Watch(3, 1.0, True))  # compiling before the bar exists (world, pool)
+    progress.start(10)
+    progress.compiling(_Watch(40, 20.0, True))
+    progress.compiling(_Watch(41, 21.5, False))
+    progress.advance(10, 2.5)
+    progress.close()
+    text = term.buffer.getvalue()
+    assert "compiling kernels (first run only)" in text
+    if tty:
+        assert "41 functions in 21.5 s" in text and "2.5 M player-boards/s" in text
+    else:
+        assert text.count("compiling kernels") == 1  # said once: logs do not fill with updates

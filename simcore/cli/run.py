@@ -188,7 +188,7 @@ def main(args) -> int:
     run_s = max(wall - engine.compile_seconds, 1e-9)
     compiled = (f"; plus {engine.compile_seconds:.1f} s compiling kernels (first run only)"
                 if engine.compile_seconds >= 0.05 else "")
-    print(f"\n{pb / 1e6:.1f} M player-boards in {run_s:.1f} s ({pb / run_s / 1e6:.1f} M/s, "
+    print(f"\n{pb / 1e6:.1f} M player-boards in {run_s:.1f} s ({pb / run_s / 1e6:.2g} M/s, "
           f"{engine.threads} threads){compiled}")
     print(f"Dataset: {nc}\nsummary and figures: {outdir}/")
     if args.bundle:

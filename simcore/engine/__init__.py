@@ -178,7 +178,7 @@ class _Progress:
 
     def close(self) -> None:
         with self.lock:
-            if self.note not in (None, True):
+            if self.note is not None and self.note is not True:  # ``in`` would call tqdm's __eq__
                 self.note.close()
             self.note = None
             if self.bar is not None:
