@@ -315,3 +315,12 @@ def test_interrupted_sweep_says_how_many_points_are_kept(tmp_path, capsys, monke
     assert rc == 130 and "Traceback" not in err
     assert err.strip() == "simcore sweep: interrupted: 1 of 3 points kept; rerun the same command to resume"
     assert len(list((tmp_path / "o" / "points").glob("*.nc"))) == 1
+
+
+def test_import_and_describe_check_out_first(no_work, tmp_path, capsys):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    fails(capsys, ["import", BUNDLE, "--out", "/dev/null/x"], "--out", "/dev/null")
+    fails(capsys, ["import", BUNDLE, "--out", a_file], "--out", str(a_file))
+    fails(capsys, ["describe", BUNDLE, "--out", "/dev/null/x"], "--out", "/dev/null")
+    fails(capsys, ["describe", BUNDLE, "--out", a_file], "--out", str(a_file))

@@ -67,6 +67,12 @@ def main(argv: list[str] | None = None) -> int:
         # validation errors name the file/row/field; show them without a traceback
         print(f"simcore {command}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        # a file the checks above could not foresee (a disk filling up, a file vanishing): one line
+        # naming it, not a traceback
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) and str(exc.filename) not in str(exc) else ""
+        print(f"simcore {command}: error: {exc}{where}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt as exc:
         # one line, no traceback; a command that keeps partial work says what it kept
         print(f"simcore {command}: {str(exc) or 'interrupted'}", file=sys.stderr)

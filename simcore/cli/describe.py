@@ -38,10 +38,13 @@ def main(args) -> int:
     from simcore.io.bundle import read_bundle
     from simcore.metrics.describe import describe, figure, table_text
     from simcore.scoring import score_results
+    from simcore.cli.paths import Outputs
     if args.years <= 0:
         raise ValueError(f"--years {args.years} must be positive")
     columns = {}
     with contextlib.ExitStack() as stack:
+        outputs = stack.enter_context(Outputs())  # --out checked before any work
+        out = outputs.folder(args.out, "--out") if args.out else None
         folder = bundle_folder(args.paths, False, stack)
         if args.scenario:
             from simcore.scenario import load_scenario
@@ -56,9 +59,7 @@ def main(args) -> int:
             sim = read_bundle(tmp)
             columns[f"{args.scenario} (simulated, 1 replicate)"] = describe(sim, score_results(sim))
     print(table_text(columns))
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
+    if out is not None:
         figure(columns, out / "describe.png")
         plain = {t: {k: ({kk: vv for kk, vv in v.items() if kk != "values"} if isinstance(v, dict) else v)
                      for k, v in c.items()} for t, c in columns.items()}

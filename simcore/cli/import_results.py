@@ -38,9 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args) -> int:
+    from simcore.cli.paths import Outputs
     from simcore.io.importer import import_paths
-    summary, _, _ = import_paths(args.paths, args.out, rule=args.artificial, card_play=args.card_play,
-                                 force=args.force)
+    with Outputs() as outputs:  # --out checked before any file is read
+        outputs.place(args.out, "--out")
+        summary, _, _ = import_paths(args.paths, args.out, rule=args.artificial, card_play=args.card_play,
+                                     force=args.force)
     for note in summary.notes:
         print(f"note: {note}", file=sys.stderr)
     print(summary.line())

@@ -66,6 +66,16 @@ class Outputs:
             raise UsageError(f"{option} {path}: the file exists and cannot be overwritten")
         return path
 
+    def place(self, path, option: str) -> Path:
+        """Check that ``path`` can be created by the command itself (a folder written atomically,
+        say): it is not an existing file, and its parent folder exists (created here) and is writable."""
+        path = Path(path)
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"{option} {path}: this is an existing file, not a folder")
+        self._make(path.parent, option, whole=path)
+        self._probe(path.parent, option, whole=path)
+        return path
+
     def _make(self, folder: Path, option: str, whole: Path | None = None) -> None:
         shown = whole if whole is not None else folder
         missing = []
