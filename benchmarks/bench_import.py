@@ -1,7 +1,7 @@
 """simcore import on a national year of club sessions: ~20 000 USEBIO files.
 
 The files are written once (``setup_cache``) by the test helper
-``tests/import_fixtures.usebio_from_results`` from one simulated year of the
+``tests/import_fixtures.usebio_from_bundle`` from one simulated year of the
 ``national`` scenario (match-pointed Mitchell and Howell club sessions, one
 file each, published percentages from the plain-Python scorer).  The issue's
 target: the whole import under a minute on the 2-core machine.
@@ -20,13 +20,12 @@ class ImportNationalYear:
     repeat = 1
 
     def setup_cache(self):
-        from import_fixtures import usebio_from_results
+        from import_fixtures import usebio_from_bundle
 
         from simcore.engine import run
-        from simcore.io.bundle import read_bundle
         root = Path(tempfile.mkdtemp(prefix="simcore-bench-import-"))
         run("national", schemes=("ppi",), years=1.0, seed=1, bundle=root / "bundle")
-        written = usebio_from_results(read_bundle(root / "bundle"), root / "usebio", limit=20000)
+        written = usebio_from_bundle(root / "bundle", root / "usebio", limit=20000)
         return str(root / "usebio"), written
 
     def setup(self, cache):

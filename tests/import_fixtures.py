@@ -547,3 +547,69 @@ def usebio_from_results(results, folder, limit=20000):
         sub.mkdir(exist_ok=True)
         (sub / f"{k:06d}.xml").write_text(_usebio_scores_only(session, pub), encoding="utf-8")
     return len(ok)
+
+
+def usebio_from_bundle(bundle, folder, limit=20000, chunk=1_000_000):
+    """``usebio_from_results`` straight from a bundle folder's CSV files, reading travellers in chunks
+    (a national year's bundle has ~13 M of them; the first ``limit`` club sessions need a third)."""
+    import pandas as pd
+
+    from simcore.io.bundle import read_bundle  # noqa: F401  (same columns as the reader)
+    bundle, folder = Path(bundle), Path(folder)
+    sess = pd.read_csv(bundle / "sessions.csv", dtype=str, keep_default_na=False)
+    kind = sess["movement"].str.split(":").str[0]
+    ok = sess[(sess["scoring"] == "mp") & kind.isin(["mitchell", "howell"])].head(limit)
+    meta = ok.set_index("session")
+    wanted = set(ok["session"])
+    last = ok["session"].iloc[-1]
+    written = 0
+    folder.mkdir(parents=True, exist_ok=True)
+    pending = None
+    for part in pd.read_csv(bundle / "travellers.csv", dtype=str, keep_default_na=False, chunksize=chunk):
+        if pending is not None:
+            part = pd.concat([pending, part])
+        tail_session = part["session"].iloc[-1]
+        pending = part[part["session"] == tail_session]
+        done = part[part["session"] != tail_session]
+        for name, rows in done.groupby("session", sort=False):
+            if name in wanted:
+                _write_bundle_session(meta.loc[name], name, rows, folder, written)
+                written += 1
+        if last in set(done["session"]) or written >= len(wanted):
+            break
+    else:
+        if pending is not None and len(pending):
+            name = pending["session"].iloc[0]
+            if name in wanted:
+                _write_bundle_session(meta.loc[name], name, pending, folder, written)
+                written += 1
+    return written
+
+
+def _write_bundle_session(m, name, rows, folder, k):
+    two = m["winners"] == "2"
+    labels, pairs, out = {}, {}, []
+    ns1, ns2, ew1, ew2 = (rows[c].to_numpy() for c in ("ns1", "ns2", "ew1", "ew2"))
+    boards = rows["board"].astype(int).to_numpy()
+    scores = rows["ns_score"].astype(int).to_numpy()
+    for i in range(len(rows)):
+        lab = []
+        for side, seat in (("NS", (ns1[i], ns2[i])), ("EW", (ew1[i], ew2[i]))):
+            key = tuple(sorted(seat))
+            if key not in labels:
+                if two:
+                    labels[key] = f"{1 + sum(1 for v in labels.values() if v.endswith(side))}{side}"
+                else:
+                    labels[key] = str(len(labels) + 1)
+                pairs[labels[key]] = (side if two else "",
+                                      [(f"Player {p}", f"{p[:1].upper()}{100000 + int(p[1:])}" if p[1:].isdigit() else "")
+                                       for p in key])
+            lab.append(labels[key])
+        out.append((int(boards[i]), lab[0], lab[1], int(scores[i]), "", "", None))
+    out.sort(key=lambda x: (x[0], x[1]))
+    d = m["date"]
+    session = dict(event=f"Pairs {name}", club=m["club"], club_id=m["club"], date=f"{d[8:10]}/{d[5:7]}/{d[0:4]}",
+                   winners=2 if two else 1, event_type="MP_PAIRS", mp_type="BLACK", pairs=pairs, rows=out)
+    sub = folder / str(m["club"]).replace("/", "_")
+    sub.mkdir(exist_ok=True)
+    (sub / f"{k:06d}.xml").write_text(_usebio_scores_only(session, published(session)), encoding="utf-8")

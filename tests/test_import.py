@@ -254,7 +254,7 @@ def test_describe_counts_and_partner_shares():
 
 
 def test_describe_cli_beside_a_scenario_writes_a_figure(tmp_path, capsys):
-    assert cli_main(["describe", str(DATA / "bridgewebs_howell.csv"), "--scenario", "default", "--years", "0.05",
+    assert cli_main(["describe", str(DATA / "bridgewebs_howell.csv"), "--scenario", "default", "--years", "0.02",
                      "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "your results" in out and "default (simulated" in out and "session MP %" in out
@@ -273,3 +273,31 @@ def test_event_types_map_to_scorings_and_movements(tmp_path):
                    ("mp", "swiss_pairs", "1", "club"), ("teams_imps", "swiss_teams", "1", "green"),
                    ("mp", "mitchell", "2", "green")}
     assert (tmp_path / "b" / "teams.csv").is_file()
+
+
+@pytest.fixture(scope="module")
+def simulated_bundle(tmp_path_factory):
+    """A few weeks of the default county, as a results bundle."""
+    from simcore.engine import run
+    folder = tmp_path_factory.mktemp("sim") / "bundle"
+    run("default", schemes=("ppi",), years=0.05, seed=3, bundle=folder)
+    return folder
+
+
+def test_simulated_results_written_as_usebio_come_back_with_their_percentages(tmp_path, simulated_bundle):
+    """The benchmark's helper on a small simulated bundle: files in, the same scoring out."""
+    import import_fixtures
+    n = import_fixtures.usebio_from_bundle(simulated_bundle, tmp_path / "x", limit=25, chunk=500)
+    assert n == 25
+    summary, results, _ = import_paths([tmp_path / "x"], tmp_path / "b")
+    assert summary.sessions == 25 and summary.worst_mp <= summary.worst_mp_rounding + 1e-9
+
+
+def test_names_with_commas_and_quotes_survive_the_bundle(tmp_path):
+    text = (DATA / "bridgewebs_howell.csv").read_bytes().decode()
+    first = text.split("#SCORES\r\n", 1)[1].split("\r\n")[1].split(",")[2]
+    bad = tmp_path / "c.csv"
+    bad.write_bytes(text.replace(f",{first},", ',"Smith, ""Jo""",', 1).replace(",Id1,Id2,", ",Ida,Idb,", 1)
+                    .encode())  # unknown id columns: players are known by name
+    _, results, _ = import_paths([bad], tmp_path / "b")
+    assert 'Smith, "Jo"' in set(results.player_names)

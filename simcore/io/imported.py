@@ -52,7 +52,7 @@ def clean_name(text: str | None) -> str:
 
 # --- sessions ------------------------------------------------------------------------
 
-@dataclass
+@dataclass(slots=True)
 class Pair:
     """A pair (or, in team events, one pair of a team) as listed by the file.
 
@@ -70,7 +70,7 @@ class Pair:
     team: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Traveller:
     """One table's result on one board.
 

@@ -38,6 +38,7 @@ is built in a temporary folder next to it and renamed at the end.
 from __future__ import annotations
 
 import csv
+import gc
 import os
 import shutil
 import tempfile
@@ -98,8 +99,7 @@ def read_sessions(paths, notes: list | None = None, formats: dict | None = None)
     sessions: list[ImportedSession] = []
     n_files = 0
     skipped = []
-    for order, (path, named) in enumerate(found):
-        fmt, got = read_any(path)
+    for order, (path, named, fmt, got, mtime) in enumerate(_read_all(found)):
         if fmt is None:
             if named:
                 raise ImportFileError(f"{path}: not a USEBIO XML, PBN or BridgeWebs CSV file "
@@ -108,7 +108,6 @@ def read_sessions(paths, notes: list | None = None, formats: dict | None = None)
             continue
         n_files += 1
         formats[fmt] = formats.get(fmt, 0) + 1
-        mtime = path.stat().st_mtime
         for s in got:
             s.mtime = mtime
             s.order = order
@@ -119,6 +118,39 @@ def read_sessions(paths, notes: list | None = None, formats: dict | None = None)
     if not sessions:
         raise ImportFileError(f"no results files found in {', '.join(str(p) for p in paths)}")
     return _drop_repeats(sessions, notes), n_files
+
+
+def _read_chunk(chunk):
+    gc.disable()  # in a worker process: see build_bundle
+    out = []
+    for path, named in chunk:
+        fmt, got = read_any(path)
+        out.append((path, named, fmt, got, path.stat().st_mtime))
+    return out
+
+
+PARALLEL_FROM = 256
+"""Files from which reading is spread over worker processes (a national year: ~20 000 files)."""
+
+
+def _read_all(found):
+    """(path, named, format, sessions, mtime) of every file, in order; on several processes when many.
+
+    Reading is pure Python per file (XML parsing, checks), so worker processes
+    (one per core) share it; the results come back in file order, so the
+    import is the same whatever the number of processes.
+    """
+    workers = min(os.cpu_count() or 1, 8)
+    if len(found) < PARALLEL_FROM or workers < 2:
+        yield from _read_chunk(found)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    size = max(16, len(found) // (workers * 8))
+    chunks = [found[i:i + size] for i in range(0, len(found), size)]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        for part in pool.map(_read_chunk, chunks):
+            yield from part
 
 
 def _drop_repeats(sessions, notes) -> list:
@@ -187,6 +219,13 @@ def _check_session(s: ImportedSession) -> None:
         raise ImportFileError(f"{s.source}: session {s.name!r} has no real results")
 
 
+def _quote(text: str) -> str:
+    """A CSV field as csv.writer would write it (quoted only when it must be)."""
+    if any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def write_bundle_files(sessions, folder: Path) -> dict:
     """sessions.csv, travellers.csv, teams.csv, players.csv and artificial.csv of ``sessions``."""
     players: dict = {}
@@ -222,14 +261,16 @@ def write_bundle_files(sessions, folder: Path) -> dict:
                              f"{s.movement}:{s.program or 'imported'}"))
                 teams = bool(s.teams)
                 rt = _rounds(s, teams)
+                q = _quote(name)
+                seats = {label: ",".join(_quote(p) for p in pair.players) for label, pair in s.pairs.items()}
+                lines = []
                 for t, (rnd, table) in zip(s.travellers, rt):
                     if t.ns_score is None:
                         n_art += 1
                         wa.writerow((name, t.board, t.ns, t.ew, f"A{int(t.artificial[0]):02d}{int(t.artificial[1]):02d}"))
                         continue
-                    a, b = s.pairs[t.ns].players
-                    c, d = s.pairs[t.ew].players
-                    wt.writerow((name, rnd, t.board, table, a, b, c, d, t.ns_score))
+                    lines.append(f"{q},{rnd},{t.board},{table},{seats[t.ns]},{seats[t.ew]},{t.ns_score}\n")
+                ft.write("".join(lines))
                 if teams and tm is not None:
                     for team, (p1, p2) in s.teams.items():
                         tm.writerow((name, team) + tuple(s.pairs[p1].players) + tuple(s.pairs[p2].players))
@@ -329,6 +370,18 @@ def import_paths(paths, out, *, rule: str = "ebu", card_play: bool = False, forc
 
 def build_bundle(paths, folder: Path, *, rule: str = "ebu", card_play: bool = False):
     """Write the whole bundle into the existing folder ``folder``; (summary, Results, ScoredResults)."""
+    # millions of small objects (a traveller each) and no reference cycles: the cyclic garbage
+    # collector would rescan them all again and again as they accumulate
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _build_bundle(paths, folder, rule, card_play)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _build_bundle(paths, folder: Path, rule: str, card_play: bool):
     from simcore.io.bundle import read_bundle
     from simcore.scoring import score_results
     summary = ImportSummary()
