@@ -29,6 +29,8 @@ SCHEMES = {
     "ppi": "simcore.schemes.ppi",
     "elo-pairs": "simcore.schemes.elo_pairs",
     "imps-lost": "simcore.schemes.imps_lost",
+    "kalman": "simcore.schemes.kalman",
+    "offline": "simcore.schemes.offline",
 }
 """Scheme name → module.  Each module defines ``Params`` and ``SCHEME``
 (the class implementing ``Scheme``)."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.results import KIND_SWISS_PAIRS, KIND_SWISS_TEAMS
+from simcore.results import KIND_SWISS_PAIRS, KIND_SWISS_TEAMS, SCORING_AGGREGATE, SCORING_BUTLER, SCORING_MP
 
 
 @kernel(refcount=False)
@@ -50,3 +50,29 @@ def strength_of_opponents(s, kind, pair_start, pair_players, pair_group, match_s
                 total += grade[pair_players[f, 0]] + grade[pair_players[f, 1]]
                 n += 2
         out[e] = total / n if n > 0 else np.nan
+
+
+@kernel(refcount=False)
+def standard_score(scoring, score, boards, butler_factor, cross_imp_factor, aggregate_factor):
+    """A pair's session performance in grade units (MP % above 50), NGS's conversions (SPEC §1.2).
+
+    match points p − 50; Butler ``butler_factor``·i/x; aggregate
+    (g − μ)/(``aggregate_factor``·x); cross-IMPs and team events
+    ``cross_imp_factor``·i/x, with x the boards the pair played (at least 1).
+    Every scheme that grades in grade units (NGS, kalman, offline) converts here.
+    """
+    x = max(boards, 1)
+    if scoring == SCORING_MP:
+        return score - 50.0
+    if scoring == SCORING_BUTLER:
+        return butler_factor * score / x
+    if scoring == SCORING_AGGREGATE:
+        return score / (aggregate_factor * x)
+    return cross_imp_factor * score / x  # cross-IMPs, and team events graded as cross-IMPed pairs
+
+
+@kernel(refcount=False)
+def standard_scores(scoring, score, boards, butler_factor, cross_imp_factor, aggregate_factor, out):
+    """``standard_score`` of many pair entries at once: ``out[i]`` for scoring code, score and boards ``[i]``."""
+    for i in range(out.shape[0]):
+        out[i] = standard_score(scoring[i], score[i], boards[i], butler_factor, cross_imp_factor, aggregate_factor)

@@ -68,12 +68,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.results import (EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE, SCORING_BUTLER, SCORING_MP)
+from simcore.results import EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE
 from simcore.schemes import PlayerTable
 from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities,
                     add_session, current_grade, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
                     ring_boards)
-from simcore.schemes.field import strength_of_opponents
+from simcore.schemes.field import standard_score, strength_of_opponents
 
 BANDS = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King",
          "Ace of Clubs", "Ace of Diamonds", "Ace of Hearts", "Ace of Spades")
@@ -286,15 +286,8 @@ def _apply_kernel(order, day, kind, scoring, winners, event, replaces, pair_star
         x_boards = 0.0
         for e in range(e0, e1):
             x = max(pair_boards[e], 1)
-            sc = scoring[s]
-            if sc == SCORING_MP:
-                sg_tmp[e - e0] = pair_score[e] - 50.0
-            elif sc == SCORING_BUTLER:
-                sg_tmp[e - e0] = pr[P_BUTLER] * pair_score[e] / x
-            elif sc == SCORING_AGGREGATE:
-                sg_tmp[e - e0] = pair_score[e] / (pr[P_AGG] * x)
-            else:  # cross-IMPs, and team events graded as cross-IMPed pairs
-                sg_tmp[e - e0] = pr[P_CROSS] * pair_score[e] / x
+            sg_tmp[e - e0] = standard_score(scoring[s], pair_score[e], pair_boards[e], pr[P_BUTLER], pr[P_CROSS],
+                                            pr[P_AGG])
             x_boards += x
         for e in range(e0, e1):
             if known_tmp[e - e0]:

@@ -17,3 +17,5 @@ from .elo import *  # noqa: F401,F403
 from .bridge_model import *  # noqa: F401,F403
 from .ppi import *  # noqa: F401,F403
 from .imps_lost import *  # noqa: F401,F403
+from .kalman import *  # noqa: F401,F403
+from .offline import *  # noqa: F401,F403
