@@ -31,6 +31,11 @@ SCHEMES = {
     "imps-lost": "simcore.schemes.imps_lost",
     "kalman": "simcore.schemes.kalman",
     "offline": "simcore.schemes.offline",
+    # general rating systems, for comparison; they need the optional extra simcore[peers]
+    "openskill": "simcore.schemes.peer_openskill",
+    "trueskill": "simcore.schemes.peer_trueskill",
+    "ttt": "simcore.schemes.peer_ttt",
+    "whr": "simcore.schemes.peer_whr",
 }
 """Scheme name → module.  Each module defines ``Params`` and ``SCHEME``
 (the class implementing ``Scheme``)."""

@@ -1,0 +1,4 @@
+"""``openskill``: a general rating system as a peer scheme (see ``simcore.schemes.peers``; needs simcore[peers])."""
+
+from simcore.schemes.peers import OpenSkill as SCHEME  # noqa: F401
+from simcore.schemes.peers import OpenSkillParams as Params  # noqa: F401

@@ -1,0 +1,4 @@
+"""``ttt``: a general rating system as a peer scheme (see ``simcore.schemes.peers``; needs simcore[peers])."""
+
+from simcore.schemes.peers import TTT as SCHEME  # noqa: F401
+from simcore.schemes.peers import TTTParams as Params  # noqa: F401

@@ -1,0 +1,4 @@
+"""``whr``: a general rating system as a peer scheme (see ``simcore.schemes.peers``; needs simcore[peers])."""
+
+from simcore.schemes.peers import WHR as SCHEME  # noqa: F401
+from simcore.schemes.peers import WHRParams as Params  # noqa: F401
