@@ -24,8 +24,9 @@ scoring methods or event weights:
 A library's rating r (its mean μ) is mapped to grade points by a linear
 map ``grade = offset + scale · (r − r₀)`` (r₀ the library's initial mean)
 fitted by least squares of true strength on rating over the graded players
-of a training run (``default``, seed 1, 2 years:
-``python -m simcore.schemes.peers``); the defaults below are that fit.
+of a training run (``default``, seed 1: 2 years for openskill and
+trueskill, half a year for the slow whole-history ttt and whr;
+``peers.fit_map``); the defaults below are that fit.
 """
 
 from __future__ import annotations
@@ -147,8 +148,8 @@ class _Peer:
 class OpenSkillParams:
     """openskill Plackett-Luce: library defaults (μ 25, σ 25/3); the map to grade points."""
 
-    scale: float = _p(0.95, "grade points per openskill μ point (fitted, default seed 1)")
-    offset: float = _p(49.7, "grade of a player at the initial μ (fitted)")
+    scale: float = _p(0.3601, "grade points per openskill μ point (fitted: default, seed 1, 2 years)")
+    offset: float = _p(49.015, "grade of a player at the initial μ (fitted)")
 
 
 class OpenSkill(_Peer):
@@ -175,8 +176,8 @@ class TrueSkillParams:
     """trueskill: library defaults (μ 25, σ 25/3, β 25/6, τ 25/300), draw probability; the map."""
 
     draw_probability: float = _p(0.02, "probability of a tie between two pairs", min=0.0, max=0.5)
-    scale: float = _p(0.75, "grade points per trueskill μ point (fitted, default seed 1)")
-    offset: float = _p(49.7, "grade of a player at the initial μ (fitted)")
+    scale: float = _p(1.7441, "grade points per trueskill μ point (fitted: default, seed 1, 2 years)")
+    offset: float = _p(49.552, "grade of a player at the initial μ (fitted)")
 
 
 class TrueSkill(_Peer):
@@ -243,8 +244,8 @@ class WHRParams:
 
     w2: float = _p(14.0, "rating variance gained a day (Elo²)", min=0.0)
     iterations: int = _p(20, "Newton iterations at each snapshot", min=1)
-    scale: float = _p(0.05, "grade points per Elo point (fitted, default seed 1)")
-    offset: float = _p(49.7, "grade of a player at Elo 0 (fitted)")
+    scale: float = _p(0.1631, "grade points per Elo point (fitted: default, seed 1, half a year)")
+    offset: float = _p(49.731, "grade of a player at Elo 0 (fitted)")
 
 
 class WHR(_Peer):
