@@ -17,7 +17,10 @@ with ``simcore experiment NAME [--quick] [--out DIR] [--seed S]``.
 * ``decay`` — exponential versus straight-line (and rectangle, trapezium)
   decay matched fairly, and the seeds' half-life claims (``decay.py``);
 * ``claims`` — the other quantitative claims of the seeds, reproduced or
-  refuted (``claims.py``).
+  refuted (``claims.py``);
+* ``frontier`` — every scheme against the offline whole-history ceiling:
+  accuracy-volatility, gap to the ceiling, club bias after mixing,
+  Aces-and-Eights, step response, peers and cost (``frontier.py``).
 """
 
 STUDIES = {
@@ -26,4 +29,5 @@ STUDIES = {
     "aces-eights": "experiments.aces_eights",
     "decay": "experiments.decay",
     "claims": "experiments.claims",
+    "frontier": "experiments.frontier",
 }
