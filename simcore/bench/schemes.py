@@ -31,11 +31,11 @@ def county_results(years: float = 0.5, seed: int = 1):
     from pathlib import Path
 
     import simcore
-    from simcore.cli.grade import _read_bundle, _score
+    from simcore.engine.replay import read_bundle_folder, score
     with tempfile.TemporaryDirectory() as tmp:
-        simcore.run("default", schemes="ppi", years=years, seed=seed, bundle=tmp)
-        results = _read_bundle(Path(tmp))
-    return results, _score(results)
+        simcore.run("default", schemes="ppi", years=years, seed=seed, bundle=Path(tmp) / "bundle")
+        results = read_bundle_folder(Path(tmp) / "bundle")
+    return results, score(results)
 
 
 def time_schemes(labels: str = DEFAULT, years: float = 0.5, repeats: int = 3) -> dict:
