@@ -224,6 +224,8 @@ absolute figures.  The whole-history schemes include one snapshot.
         "met": bool(cost["kalman"] <= cost[NGS2]), "kalman_ns": round(cost["kalman"], 1),
         "ngs_ns": round(cost[NGS2], 1)}
 
+    for scenario in ("default", "national", "isolated-clubs", "aces-eights"):
+        rep.world(scenario)
     rep.text("## Targets (issue 17)")
     rep.table(["target", "met", "figures"],
               [[k, "met" if v["met"] else "not met", ", ".join(f"{a}: {b}" for a, b in v.items() if a != "met")]
