@@ -168,11 +168,18 @@ def run(out, quick: bool = False, seed: int = 2026) -> dict:
              "is paired against the line on the same replicates.")
     rep.table(["shape", "parameter", "engine volatility", "probe stationary sd", "half-life (wk)", "gone (wk)",
                "step 90 % (wk)", "RMSE", "Δ RMSE vs line"], rows)
-    vol_ok = [n for n in table if n != "line" and "volatility" in n]
-    rep.text("Equal engine volatility holds on the report replicates if each shape's volatility interval "
-             "overlaps the line's: " + "; ".join(
-                 f"{n}: {show(table[n]['engine_volatility'], 3)}" for n in vol_ok) +
-             f" vs line {show(table['line']['engine_volatility'], 3)}.")
+    line_v = table["line"]["engine_volatility"]["mean"]
+    parts = []
+    for n in table:
+        if n == "line":
+            continue
+        pv = comp.paired["volatility"][str(ds["scheme"].values[list(table).index(n)])]
+        table[n]["volatility_vs_line"] = pv
+        parts.append(f"{n}: {show(pv, 3)} ({100 * pv['diff'] / line_v:+.1f} %)")
+    rep.text("Residual volatility mismatch on the report replicates (paired, shape − line, grade points a "
+             "month): " + "; ".join(parts) + ".  The equal-volatility shapes are matched to within a few per "
+             "cent of the line's engine volatility (the synthetic probe's sd differs from it by far more, "
+             "which is why the match is made on the engine).")
     pyplot = plt()
     fig, axes = pyplot.subplots(1, 2, figsize=(11, 4))
     for name, (v, _) in matched.items():
