@@ -35,7 +35,7 @@ ORACLE = {"imps-lost"}
 
 def run(out, quick: bool = False, seed: int = 2026) -> dict:
     rep = Report(out, "Scheme variants on the default county", quick, seed)
-    years, reps = (3.0, 3) if quick else (5.0, 8)
+    years, reps = (2.0, 3) if quick else (5.0, 8)
     ds = run_engine("default", VARIANTS, replicates=reps, years=years, seed=seed)
     rep.dataset(ds, "scheme_variants.nc")
     per = metrics.summary_per_replicate(ds)
