@@ -301,3 +301,47 @@ def test_names_with_commas_and_quotes_survive_the_bundle(tmp_path):
                     .encode())  # unknown id columns: players are known by name
     _, results, _ = import_paths([bad], tmp_path / "b")
     assert 'Smith, "Jo"' in set(results.player_names)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), tables=st.sampled_from([3, 5, 7, 9]), bpr=st.integers(1, 4),
+       n_art=st.integers(0, 4), rule=st.sampled_from(["ebu", "flat"]), sitout=st.booleans())
+def test_percentages_equal_a_plain_python_club_scorer_on_random_sessions(tmp_path_factory, seed, tables, bpr,
+                                                                         n_art, rule, sitout):
+    import import_fixtures as fx
+    from naive import club_scoring
+    rng = np.random.default_rng(seed)
+    session = fx.mitchell(rng, tables, bpr, sitout=sitout)
+    rows = session["rows"]
+    # artificial scores on distinct tables, keeping at least two real results on every board
+    real = {}
+    for r in rows:
+        real[r[0]] = real.get(r[0], 0) + 1
+    for i in rng.permutation(len(rows))[:n_art]:
+        b = rows[i][0]
+        if real[b] > 2:
+            real[b] -= 1
+            pct = [(60.0, 40.0), (40.0, 60.0), (50.0, 50.0), (60.0, 60.0), (40.0, 40.0)][int(rng.integers(5))]
+            rows[i] = rows[i][:3] + (pct, "", "", None)
+    folder = tmp_path_factory.mktemp("h")
+    (folder / "s.xml").write_text(fx.usebio([session], "ebuscore", rule=rule))
+    import_paths([folder / "s.xml"], folder / "b", rule=rule)
+    want = club_scoring.percentages([r[:4] for r in rows], rule)
+    got = {r["pair"]: float(r["percentage"]) for r in _scores(folder / "b")}
+    assert got.keys() == want.keys()
+    for pair, pct in want.items():
+        assert got[pair] == pytest.approx(pct, abs=1e-9), pair
+
+
+def test_reading_on_worker_processes_gives_the_same_bundle(tmp_path, monkeypatch):
+    from simcore.io import importer
+    import_paths([DATA], tmp_path / "serial")
+    monkeypatch.setattr(importer, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(importer.os, "cpu_count", lambda: 2)
+    import_paths([DATA], tmp_path / "parallel")
+    for name in ("sessions.csv", "travellers.csv", "players.csv", "session_scores.csv", "artificial.csv"):
+        assert (tmp_path / "serial" / name).read_text() == (tmp_path / "parallel" / name).read_text(), name
