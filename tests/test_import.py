@@ -345,3 +345,10 @@ def test_reading_on_worker_processes_gives_the_same_bundle(tmp_path, monkeypatch
     import_paths([DATA], tmp_path / "parallel")
     for name in ("sessions.csv", "travellers.csv", "players.csv", "session_scores.csv", "artificial.csv"):
         assert (tmp_path / "serial" / name).read_text() == (tmp_path / "parallel" / name).read_text(), name
+
+
+def test_an_unwritable_out_is_named(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ImportFileError, match="--out .*cannot write there"):
+        import_paths([DATA / "bridgewebs_howell.csv"], blocker / "sub" / "b")

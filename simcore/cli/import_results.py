@@ -1,6 +1,6 @@
 """Import real club results (USEBIO XML, PBN, BridgeWebs CSV) into a results bundle.
 
-  simcore import PATH... --out DIR [--artificial ebu|flat] [--card-play] [--force]
+  simcore import PATH... --out DIR [--artificial ebu|flat] [--card-play] [--overwrite]
 
 PATH: files or folders (walked recursively); each file's format is told from
 its content, not its extension; files in folders that are no results file
@@ -28,13 +28,14 @@ from simcore.scoring.adjusted import ARTIFICIAL_RULES
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="results files or folders")
     parser.add_argument("--out", required=True, metavar="DIR", help="bundle folder to write (must not exist, "
-                        "or be empty, unless --force)")
+                        "or be empty, unless --overwrite)")
     parser.add_argument("--artificial", default="ebu", choices=ARTIFICIAL_RULES,
                         help="artificial-score rule: ebu (average-plus 60%% or the pair's session %% if higher, "
                              "average-minus 40%% or lower; default) or flat (the figures as written)")
     parser.add_argument("--card-play", action="store_true",
                         help="solve PBN deals double-dummy (needs endplay) and write card_play.csv")
-    parser.add_argument("--force", action="store_true", help="replace DIR if it exists")
+    parser.add_argument("--overwrite", action="store_true", dest="force",
+                        help="replace DIR if it exists (only once the new bundle is complete)")
 
 
 def main(args) -> int:

@@ -350,9 +350,12 @@ def import_paths(paths, out, *, rule: str = "ebu", card_play: bool = False, forc
     check_rule(rule)
     out = Path(out)
     if out.exists() and not force and (not out.is_dir() or any(out.iterdir())):
-        raise ImportFileError(f"--out {out}: already exists and is not empty (use --force to replace it)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        raise ImportFileError(f"--out {out}: already exists and is not empty (use --overwrite to replace it)")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise ImportFileError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
     try:
         summary, results, scored = build_bundle(paths, tmp, rule=rule, card_play=card_play)
         if out.exists():
