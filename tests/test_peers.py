@@ -59,3 +59,11 @@ def test_peer_rates_a_tiny_history(name):
     mean = np.where(count > 0, total / np.maximum(count, 1), np.nan)
     best, worst = np.nanargmax(mean), np.nanargmin(mean)
     assert g[best] > g[worst]
+
+
+def test_online_peer_reports_each_session_as_it_was_rated():
+    pytest.importorskip("openskill")
+    from simcore.probes.decay import grade_path
+    path = grade_path("openskill", [50.0] * 5 + [60.0] * 5)
+    assert len(np.unique(np.round(path, 9))) > 2  # the grade moves session by session
+    assert path[-1] > path[4]

@@ -57,10 +57,11 @@ def require(package: str, scheme: str):
 
 # --- ranked groups from scored results -------------------------------------------------
 
-def ranked_groups(scored):
+def ranked_groups(scored, with_entries: bool = False):
     """[(day, [(player a, player b), ...] best first, [rank, ...])] in processing order.
 
-    rank: 0 for the best pair, ties share the better rank.
+    rank: 0 for the best pair, ties share the better rank.  ``with_entries``:
+    each tuple also carries the pair entries, in the same order.
     """
     sc = scored
     out = []
@@ -79,7 +80,7 @@ def ranked_groups(scored):
             idx, score = idx[order], score[order]
             rank = np.searchsorted(-score, -score, side="left")
             teams = [(int(sc.pair_players[e, 0]), int(sc.pair_players[e, 1])) for e in idx]
-            out.append((int(sc.day[s]), teams, rank.tolist()))
+            out.append((int(sc.day[s]), teams, rank.tolist()) + ((idx,) if with_entries else ()))
     return out
 
 
@@ -104,6 +105,7 @@ class _Peer:
     name = ""
     package = ""
     mu0 = 0.0
+    online = True  # rated session by session (False: whole-history, re-solved at each snapshot)
 
     def __init__(self, params):
         self.params = params
@@ -119,17 +121,29 @@ class _Peer:
         return self.params.offset + self.params.scale * (np.asarray(mu, np.float64) - self.mu0)
 
     def apply(self, state: PeerState, scored, out_after: np.ndarray) -> None:
-        """Rate every group of ``scored``; ``out_after``: each player's mapped rating after it (grade points)."""
+        """Rate every group of ``scored``; ``out_after``: each player's mapped rating (grade points) right
+        after his group was rated (online peers) or, for the whole-history ttt and whr, from every match of
+        this call."""
         if out_after is not None:
             out_after[:] = np.nan
-        groups = ranked_groups(scored)
-        state.updates += sum(2 * len(t) for _, t, _ in groups)
-        self._rate(state, groups)
+        groups = ranked_groups(scored, with_entries=True)
+        state.updates += sum(2 * len(g[1]) for g in groups)
+        if self.online:
+            for g in groups:
+                self._rate(state, [g[:3]])
+                if out_after is not None:
+                    for e, (a, b) in zip(g[3], g[1]):
+                        out_after[e] = self.to_grade([self._mean(state, a), self._mean(state, b)])
+            return
+        self._rate(state, [g[:3] for g in groups])
         if out_after is not None:
             now = self.grades(state, int(np.max(scored.day)) if scored.n_sessions else 0, members_only=False)
-            for e in range(scored.n_entries):
-                for j in range(2):
-                    out_after[e, j] = now[scored.pair_players[e, j]]
+            for g in groups:
+                for e, (a, b) in zip(g[3], g[1]):
+                    out_after[e] = (now[a], now[b])
+
+    def _mean(self, state, p):
+        return state.ratings[p].mu
 
     def grades(self, state: PeerState, day: int, members_only: bool = True) -> np.ndarray:
         out = np.full(state.n_players, np.nan)
@@ -213,6 +227,7 @@ class TTTParams:
 
 class TTT(_Peer):
     name, package, mu0 = "ttt", "trueskillthroughtime", 0.0
+    online = False
 
     def __init__(self, params=None):
         super().__init__(params or TTTParams())
@@ -250,6 +265,7 @@ class WHRParams:
 
 class WHR(_Peer):
     name, package, mu0 = "whr", "whr", 0.0
+    online = False
 
     def __init__(self, params=None):
         super().__init__(params or WHRParams())
