@@ -93,3 +93,20 @@ def test_bad_arguments_are_named(kwargs, message):
     args.update(kwargs)
     with pytest.raises(ValueError, match=message):
         engine.Engine(**args)
+
+
+def test_late_scored_sessions_reach_the_schemes_late(tmp_path):
+    from simcore.io.bundle import read_bundle
+    from simcore.scenario import load_scenario, with_overrides
+    late = with_overrides(load_scenario("default"), {"reporting.late_share": 0.5, "reporting.late_days": 5})
+    runs = {}
+    for name, sc in (("on_time", load_scenario("default")), ("late", late)):
+        eng = engine.Engine(sc, "ngs", replicates=1, years=0.3, seed=5, threads=1, bundle_dir=tmp_path / name)
+        runs[name] = eng.run()
+    res = read_bundle(tmp_path / "late")
+    share = np.mean(res.session_scored_on > res.session_day)
+    assert 0.35 < share < 0.65, share
+    # same sessions and scores, another processing order: NGS grades differ
+    a, b = (runs[k]["grade"].isel(time=-1).values for k in ("on_time", "late"))
+    assert np.isfinite(a).sum() == np.isfinite(b).sum() > 100
+    assert not np.array_equal(a[np.isfinite(a)], b[np.isfinite(b)])

@@ -25,7 +25,8 @@ def _plan_matches_reference(sc, key, weeks):
     w = world.build_world(sc, key)
     ev_logit = np.log(np.maximum(w.ev_entry_rate, 1e-12) / np.maximum(1 - w.ev_entry_rate, 1e-12))
     params = dict(travel_rate=sc.mixing.travel_rate, second_weight=sc.mixing.second_club_weight,
-                  cap=int(sc.players.activity_cap), guest=sc.partnerships.odd_player == "guest")
+                  cap=int(sc.players.activity_cap), guest=sc.partnerships.odd_player == "guest",
+                  pickup_corr=sc.partnerships.pickup_correlation)
     for week in weeks:
         plan = world.plan_sessions(w, week, week + 1)
         slots = world.week_slots(w, week)
@@ -51,14 +52,16 @@ def test_kernel_matches_reference(name):
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), week=st.integers(0, 200), members=st.integers(6, 40),
        travel=st.floats(0, 0.5), multi=st.floats(0, 0.6), second_weight=st.floats(0.1, 3),
-       activity=st.floats(0.2, 4), triangles=st.integers(0, 2), sit_out=st.booleans())
+       activity=st.floats(0.2, 4), triangles=st.integers(0, 2), sit_out=st.booleans(),
+       pickup_corr=st.sampled_from([0.0, 0.3, 1.0]) | st.floats(0, 1))
 def test_kernel_matches_reference_on_random_worlds(seed, week, members, travel, multi, second_weight, activity,
-                                                   triangles, sit_out):
+                                                   triangles, sit_out, pickup_corr):
     sc = small("default", **{f"clubs[{i}].members": members for i in range(6)},
                **{"mixing.travel_rate": travel, "mixing.multi_club_share": multi,
                   "mixing.second_club_weight": second_weight, "players.activity_mean": activity,
                   "partnerships.triangles": triangles,
-                  "partnerships.odd_player": "sit_out" if sit_out else "guest"})
+                  "partnerships.odd_player": "sit_out" if sit_out else "guest",
+                  "partnerships.pickup_correlation": pickup_corr})
     _plan_matches_reference(sc, rng.replicate_keys(seed, 1)[0], (week,))
 
 
@@ -164,3 +167,63 @@ def test_strength_paths():
     assert world.strength_on(w, d)[j] == pytest.approx(w.base_strength[j])
     later = d + int(sc.players.learner_years * 365.25) + 10
     assert world.strength_on(w, later)[j] == pytest.approx(w.base_strength[j] + sc.players.learner_gain)
+
+
+def _partner_correlation(w, typ):
+    a = np.flatnonzero((w.ptype == typ) & (w.partner > np.arange(w.n_players)) & (w.partner2 < 0))
+    return np.corrcoef(w.base_strength[a], w.base_strength[w.partner[a]])[0, 1], len(a)
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 0.9])
+def test_partners_strengths_correlate_as_the_scenario_says(rho):
+    sc = scenario.with_overrides(scenario.load_scenario("default"), {
+        "partnerships.regular_correlation": rho, "partnerships.near_exclusive_correlation": rho,
+        "partnerships.near_exclusive_share": 0.3, "partnerships.regular_share": 0.5})
+    w = world.build_world(sc, KEY)
+    for typ in (world.REGULAR, world.NEAR_EXCLUSIVE):
+        # pairs are formed within clubs whose means differ: the correlation over all pairs sits a
+        # little above rho; the se of a correlation over n pairs is about (1 - rho^2) / sqrt(n)
+        r, n = _partner_correlation(w, typ)
+        assert rho - 4 * (1 - rho ** 2) / np.sqrt(n) - 0.02 < r < rho + 4 * (1 - rho ** 2) / np.sqrt(n) + 0.12, (typ, r, n)
+
+
+def test_pickup_partners_correlate_more_with_a_higher_setting():
+    got = {}
+    for rho in (0.0, 0.8):
+        sc = scenario.with_overrides(scenario.load_scenario("default"), {"partnerships.pickup_correlation": rho})
+        w = world.build_world(sc, KEY)
+        plan = world.plan_sessions(w, 0, 26)
+        s = world.strength_on(w, w.start_day)
+        pick = plan.ptype == world.PICKUP
+        pick &= plan.b >= 0
+        got[rho] = np.corrcoef(s[plan.a[pick]], s[plan.b[pick]])[0, 1]
+    assert got[0.8] > got[0.0] + 0.4, got
+
+
+def test_strength_skew_and_spread_follow_the_scenario():
+    from scipy import stats
+    sc = scenario.with_overrides(scenario.load_scenario("online"), {
+        "online.strength_mean": 49.0, "online.strength_sd": 6.0, "online.strength_skew": -0.6,
+        "online.members": 20000})
+    w = world.build_world(sc, KEY)
+    s = w.base_strength[w.online & w.at_start]
+    n = len(s)
+    assert abs(s.mean() - 49.0) < 4 * 6 / np.sqrt(n)
+    assert abs(s.std() - 6.0) < 4 * 6 / np.sqrt(2 * n)
+    assert abs(stats.skew(s) + 0.6) < 4 * np.sqrt(6 / n) * 1.5, stats.skew(s)
+
+
+def test_late_scored_sessions_come_at_the_set_rate_and_do_not_depend_on_chunking():
+    sc = scenario.with_overrides(scenario.load_scenario("default"),
+                                 {"reporting.late_share": 0.3, "reporting.late_days": 10})
+    w = world.build_world(sc, KEY)
+    whole = world.plan_sessions(w, 0, 12)
+    late = whole.scored_on > whole.day
+    n = whole.n_sessions
+    assert abs(late.mean() - 0.3) < 4 * np.sqrt(0.3 * 0.7 / n), late.mean()
+    delay = (whole.scored_on - whole.day)[late]
+    assert delay.min() >= 1 and delay.max() <= 19
+    parts = [world.plan_sessions(w, 0, 5), world.plan_sessions(w, 5, 12)]
+    np.testing.assert_array_equal(whole.scored_on, np.concatenate([p.scored_on for p in parts]))
+    on_time = world.plan_sessions(world.build_world(scenario.load_scenario("default"), KEY), 0, 12)
+    np.testing.assert_array_equal(on_time.scored_on, on_time.day)

@@ -424,7 +424,7 @@ class Engine:
             team_players=cat("team_players").reshape(-1, 4), team_names=cat("team_names"),
             player_names=rep.player_names, player_member=rep.players.member,
             player_at_start=rep.players.at_start, player_initial_grade=rep.players.initial_grade,
-            club_names=parts[0].club_names)
+            club_names=parts[0].club_names, session_scored_on=cat("session_scored_on"))
         write_bundle(res, self.bundle_dir)
         if rep.card_records:
             recs = rep.card_records

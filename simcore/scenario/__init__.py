@@ -23,6 +23,7 @@ every key with a one-line comment; ``scenario_to_toml`` writes it)::
     [[clubs]]       size, strength, weekly sessions (count = k similar clubs)
     [[events]]      county / national events: movement, frequency, entry bias
     [online]        a BCL-like online room
+    [reporting]     late-scored sessions
 """
 
 from __future__ import annotations
@@ -96,6 +97,14 @@ class Partnerships:
     regular_bonus: float = _f(1.0, "true-performance bonus of a regular partnership (grade points)", lo=-10, hi=10)
     near_exclusive_bonus: float = _f(2.0, "bonus of a near-exclusive partnership (NGS FAQ 8: up to ≈ 2)",
                                      lo=-10, hi=10)
+    near_exclusive_correlation: float = _f(
+        0.5, "correlation of partners' true strengths in near-exclusive partnerships (0 = partners "
+        "drawn at random from the club, 1 = players paired with the nearest in strength).  No published "
+        "figure found; a moderate assumption, swept by the sensitivity study", lo=0, hi=1)
+    regular_correlation: float = _f(0.5, "correlation of partners' true strengths in regular "
+                                    "partnerships (as near_exclusive_correlation)", lo=0, hi=1)
+    pickup_correlation: float = _f(0.3, "correlation of true strengths of the two players a session's "
+                                   "partnership desk pairs up (0 = a random draw)", lo=0, hi=1)
     form_sd: float = _f(1.0, "sd of a pair's form in one session (grade points)", lo=0, hi=10)
     odd_player: str = _f("guest", "what the odd pick-up player does: play with a guest or sit out",
                          choices=("guest", "sit_out"))
@@ -113,6 +122,15 @@ class Mixing:
     travel_rate: float = _f(0.02, "chance a session is played at a random other club", lo=0, hi=1)
     isolation_ends: str = _f("", "ISO date before which no player ever plays outside their home club "
                              "(no second clubs, travel or events); empty = never isolated")
+
+
+@dataclass(frozen=True)
+class Reporting:
+    late_share: float = _f(0.0, "share of sessions whose results reach the grading schemes late, after "
+                           "sessions played later (NGS files them by date of play; no published rate, so off "
+                           "by default).  A late session is processed at the latest at the end of its "
+                           "snapshot period (the engine grades period by period)", lo=0, hi=1)
+    late_days: int = _f(14, "mean delay of a late session in days (uniform 1 .. 2 x late_days - 1)", lo=1, hi=365)
 
 
 @dataclass(frozen=True)
@@ -134,6 +152,8 @@ class Club:
     strength_mean: float = _f(50.0, "mean true strength of the members", lo=0, hi=100)
     strength_mean_sd: float = _f(0.0, "sd of club means between the clubs of this entry", lo=0, hi=20)
     strength_sd: float = _f(5.5, "sd of true strength within a club", lo=0, hi=30)
+    strength_skew: float = _f(0.0, "skewness of true strength within a club (0 = normal; negative = a "
+                              "longer weak tail); a skew-normal with the given mean and sd", lo=-0.95, hi=0.95)
     isolated: bool = _f(False, "members never play elsewhere and no one visits")
     sessions: tuple = _f((), "weekly sessions ([[clubs.sessions]] tables)")
 
@@ -163,6 +183,8 @@ class Online:
     members: int = _f(0, "members of the online room (0 = no room)", lo=0, hi=10000000)
     strength_mean: float = _f(50.0, "mean true strength of online members", lo=0, hi=100)
     strength_sd: float = _f(5.0, "sd of their true strength", lo=0, hi=30)
+    strength_skew: float = _f(0.0, "skewness of their true strength (0 = normal; negative = a longer "
+                              "weak tail)", lo=-0.95, hi=0.95)
     tourneys_per_day: int = _f(4, "tourneys a day", lo=1, hi=200)
     boards: int = _f(12, "boards in a tourney", lo=2, hi=60)
     boards_per_round: int = _f(2, "boards per round (partners and tables change each round)", lo=1, hi=30)
@@ -183,6 +205,7 @@ class Scenario:
     clubs: tuple = _f((), "[[clubs]]")
     events: tuple = _f((), "[[events]]")
     online: Online = field(default_factory=Online, metadata={"help": "[online]"})
+    reporting: Reporting = field(default_factory=Reporting, metadata={"help": "[reporting]"})
 
     @property
     def n_club_members(self) -> int:
@@ -190,7 +213,7 @@ class Scenario:
 
 
 _NESTED = {"calendar": Calendar, "players": Players, "partnerships": Partnerships, "mixing": Mixing,
-           "online": Online}
+           "online": Online, "reporting": Reporting}
 _LISTS = {"clubs": Club, "events": Event}
 
 

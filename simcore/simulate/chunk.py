@@ -204,7 +204,8 @@ def _results(plan, laid: _Laid, out, session_index, players, player_names, venue
         trav_ew=out["ew"][order], trav_ns_score=out["score"][order],
         team_session=team_session, team_players=team_players, team_names=team_names,
         player_names=player_names, player_member=players.member, player_at_start=players.at_start,
-        player_initial_grade=players.initial_grade, club_names=np.array(venue_names, object))
+        player_initial_grade=players.initial_grade, club_names=np.array(venue_names, object),
+        session_scored_on=plan.scored_on)
 
 
 def _teams(laid: _Laid, session_index):

@@ -130,6 +130,7 @@ class SessionPlan:
         winners   int8   1 or 2 (as the club runs it; the engine may arrow-switch)
         boards    int32  target boards (online: boards per tourney)
         boards_per_round int32  online room only (0 elsewhere)
+        scored_on int32  day the results reach the grading schemes (the day of play unless late)
         entry_start int64 (S+1)  session s owns entries [entry_start[s], entry_start[s+1])
     Entries (E):
         a, b      int32  the two players; b = −1 for an online individual
@@ -152,6 +153,7 @@ class SessionPlan:
     ptype: np.ndarray
     bonus: np.ndarray
     team: np.ndarray
+    scored_on: np.ndarray
 
     @property
     def n_sessions(self) -> int:

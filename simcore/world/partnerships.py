@@ -3,7 +3,9 @@
 Within each club (and within the online room) the members present at the
 start are shuffled and cut into triangles (NGS FAQ 15, FR 13: A plays with
 B or C, B and C only with A), near-exclusive pairs and regular pairs; the
-rest play pick-up.  ``joint`` then gives each partnership's sessions a week
+rest play pick-up.  Within each kind, partners' true strengths correlate by
+the scenario's ``*_correlation`` (``assortative_pairs``); triangles are
+formed at random.  ``joint`` then gives each partnership's sessions a week
 together: the partner who wants fewer binds.
 """
 
@@ -65,9 +67,12 @@ def form_partnerships(sc: Scenario, people: People, activity: np.ndarray, rng) -
         rest = ids[k:]
         n_ne = int(round(pt.near_exclusive_share * len(rest) / 2)) * 2
         n_reg = int(round(pt.regular_share * len(rest) / 2)) * 2
-        for lo, hi, r, bon, typ in ((0, n_ne, pt.near_exclusive_rate, pt.near_exclusive_bonus, NEAR_EXCLUSIVE),
-                                    (n_ne, n_ne + n_reg, pt.regular_rate, pt.regular_bonus, REGULAR)):
-            pairs = rest[lo:hi].reshape(-1, 2)
+        z = _standardised(people.strength[ids], people.strength[rest])
+        for lo, hi, r, bon, typ, rho in (
+                (0, n_ne, pt.near_exclusive_rate, pt.near_exclusive_bonus, NEAR_EXCLUSIVE,
+                 pt.near_exclusive_correlation),
+                (n_ne, n_ne + n_reg, pt.regular_rate, pt.regular_bonus, REGULAR, pt.regular_correlation)):
+            pairs = assortative_pairs(rest[lo:hi], z[lo:hi], rho, rng)
             if is_online:
                 r = on.keep_partner
             for a_, b_ in pairs:
@@ -78,6 +83,27 @@ def form_partnerships(sc: Scenario, people: People, activity: np.ndarray, rng) -
                 if typ == NEAR_EXCLUSIVE:
                     activity[a_] = activity[b_] = 0.5 * (activity[a_] + activity[b_])
     return Links(partner, partner2, rate, rate2, bonus, bonus2, ptype)
+
+
+def _standardised(group: np.ndarray, x: np.ndarray) -> np.ndarray:
+    sd = group.std() if len(group) > 1 else 0.0
+    return (x - group.mean()) / sd if sd > 0 else np.zeros(len(x))
+
+
+def assortative_pairs(ids: np.ndarray, z: np.ndarray, rho: float, rng) -> np.ndarray:
+    """Cut players ``ids`` (in random order, standardised strengths ``z``) into pairs whose
+    strengths correlate by about ``rho``.
+
+    Each player gets a sorting key sqrt(rho)·z + sqrt(1 − rho)·noise and
+    neighbours in key order pair up: two players with the same key have
+    strengths correlated by exactly rho (the key explains rho of each one's
+    variance), so in a large group the partners' correlation is rho.  With
+    rho = 0 the random order is kept and no number is drawn.
+    """
+    if rho > 0 and len(ids) > 2:
+        key = np.sqrt(rho) * z + np.sqrt(1 - rho) * rng.normal(0.0, 1.0, len(ids))
+        ids = ids[np.argsort(key, kind="stable")]
+    return ids.reshape(-1, 2)
 
 
 def joint_rates(links: Links, activity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -10,7 +10,8 @@ plan depends only on the replicate key and the week:
    lower-id partner's clubs (one draw per partnership);
 3. the remaining sessions are pick-up, at the home club, the second club
    or, with probability ``travel_rate``, a random other open club;
-4. at each slot the pick-up players are paired at random, the odd one out
+4. at each slot the pick-up players are paired — at random, or with
+   partners' strengths correlated by ``pickup_correlation`` — the odd one out
    with a guest from the club's pool (or sits out); a slot with too few
    pairs is cancelled, an oversized field trimmed, team slots grouped into
    teams of two pairs.
@@ -26,10 +27,13 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.rng import below, seed_stream, uniform
+from simcore.rng import below, child_key, normal, seed_stream, uniform
 from simcore.world.clubs import week_slots
 from simcore.world.model import GUEST_PAIR, NEAR_EXCLUSIVE, ONLINE_SINGLE, PICKUP, SessionPlan, World
 from simcore.world.population import active_on, strength_on
+
+
+_LATE_STREAM = 0x1A7E  # child-key label of the late-scoring draws
 
 
 class WeekPlayers(NamedTuple):
@@ -76,6 +80,7 @@ class Rules(NamedTuple):
     travel_rate: float     # chance a session is at a random other club
     cap: int               # most sessions of one kind a player plays in a week
     guest_partner: bool    # the odd pick-up player plays with a guest (else sits out)
+    pickup_corr: float     # correlation of pick-up partners' true strengths (0 = random pairs)
 
 
 class Entries(NamedTuple):
@@ -229,7 +234,32 @@ def _by_slot(rec, nrec, n_slots):
 
 
 @kernel
-def _seat_slot(st, s, rows, rec, ven, rules, seen, out, out_n):
+def _pair_by_strength(st, singles, n, strength, rho):
+    """Reorder singles[:n] so that neighbours' true strengths correlate by about ``rho``.
+
+    Sorting key sqrt(rho)·z + sqrt(1 − rho)·N(0, 1), z the strength
+    standardised over these players (as ``partnerships.assortative_pairs``).
+    """
+    total = 0.0
+    for i in range(n):
+        total += strength[singles[i]]
+    mean = total / n
+    ss = 0.0
+    for i in range(n):
+        ss += (strength[singles[i]] - mean) ** 2
+    sd = np.sqrt(ss / n)
+    key = np.empty(n)
+    for i in range(n):
+        z = (strength[singles[i]] - mean) / sd if sd > 0 else 0.0
+        key[i] = np.sqrt(rho) * z + np.sqrt(1.0 - rho) * normal(st)
+    order = np.argsort(key)
+    chosen = singles[:n].copy()
+    for i in range(n):
+        singles[i] = chosen[order[i]]
+
+
+@kernel
+def _seat_slot(st, s, rows, rec, ven, rules, strength, seen, out, out_n):
     """Step 4 for slot s: seat its records ``rows`` as entries from out_n; returns the new count (−1: full)."""
     first_out = out_n
     singles = np.empty(rows.shape[0], np.int32)
@@ -256,6 +286,9 @@ def _seat_slot(st, s, rows, rec, ven, rules, seen, out, out_n):
             if out_n < 0:
                 return -1
     else:
+        n_paired = n_single - n_single % 2  # the last (random) one is the odd one out
+        if rules.pickup_corr > 0 and n_paired > 2:
+            _pair_by_strength(st, singles, n_paired, strength, rules.pickup_corr)
         i = 0
         while i + 1 < n_single:
             a, b = singles[i], singles[i + 1]
@@ -314,7 +347,8 @@ def _plan_week(key, week, pl, ven, rules, rec, out):
         if counts[s + 1] == counts[s]:
             continue
         seed_stream(st, key, week * 4 + 3, s)
-        out_n = _seat_slot(st, s, order[counts[s]:counts[s + 1]], rec, ven, rules, seen, out, out_n)
+        out_n = _seat_slot(st, s, order[counts[s]:counts[s + 1]], rec, ven, rules, pl.strength, seen, out,
+                           out_n)
         if out_n < 0:
             return -1
     return out_n
@@ -337,7 +371,8 @@ def _week_inputs(w: World, week: int, slots: dict, ev_logit: np.ndarray):
                      online_stop=int(slots["online_stop"]))
     rules = Rules(mixing=bool(slots["mixing"]), second_weight=float(sc.mixing.second_club_weight),
                   travel_rate=float(sc.mixing.travel_rate), cap=int(sc.players.activity_cap),
-                  guest_partner=sc.partnerships.odd_player == "guest")
+                  guest_partner=sc.partnerships.odd_player == "guest",
+                  pickup_corr=float(sc.partnerships.pickup_correlation))
     return pl, ven, rules
 
 
@@ -359,7 +394,29 @@ def plan_sessions(world: World, first_week: int, last_week: int) -> SessionPlan:
                 break
             cap *= 2
         parts.append((slots, *(x[:n] for x in out)))
-    return _assemble(parts)
+    plan = _assemble(parts)
+    plan.scored_on = _scored_on(w, plan)
+    return plan
+
+
+def _scored_on(w: World, plan: SessionPlan) -> np.ndarray:
+    """Day each session's results reach the schemes: a ``reporting.late_share`` of them late.
+
+    One keyed stream per week (child_key(key, LATE, week)), so planning weeks
+    in chunks draws the same delays.
+    """
+    rp = w.scenario.reporting
+    scored = plan.day.astype(np.int32).copy()
+    if rp.late_share <= 0 or not plan.n_sessions:
+        return scored
+    week = (plan.day - w.start_day) // 7
+    for wk in np.unique(week):
+        idx = np.flatnonzero(week == wk)
+        g = np.random.default_rng(int(child_key(w.key, _LATE_STREAM, int(wk))))
+        late = g.random(len(idx)) < rp.late_share
+        delay = g.integers(1, 2 * rp.late_days, len(idx))
+        scored[idx] += np.where(late, delay, 0).astype(np.int32)
+    return scored
 
 
 def _assemble(parts) -> SessionPlan:
@@ -389,4 +446,4 @@ def _assemble(parts) -> SessionPlan:
                        boards=cat(cols["boards"], np.int32), boards_per_round=cat(cols["bpr"], np.int32),
                        entry_start=entry_start, a=cat(ents["a"], np.int32), b=cat(ents["b"], np.int32),
                        ptype=cat(ents["ptype"], np.int8), bonus=cat(ents["bonus"], np.float64),
-                       team=cat(ents["team"], np.int32))
+                       team=cat(ents["team"], np.int32), scored_on=cat(cols["day"], np.int32))

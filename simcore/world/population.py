@@ -35,6 +35,7 @@ class Clubs(NamedTuple):
     names: list
     mean: list          # drawn mean true strength (grade points)
     sd: list            # sd of true strength within the club (grade points)
+    skew: list          # skewness of true strength within the club
     members: list       # members at the start
     isolated: list
 
@@ -67,6 +68,28 @@ class Careers(NamedTuple):
     return_day: np.ndarray
 
 
+def _skew_normal_delta(skew: float) -> float:
+    """The skew-normal shape delta whose skewness is ``skew`` (|skew| < 0.9953, the family's limit)."""
+    c = (2 * abs(skew) / (4 - np.pi)) ** (2 / 3)
+    delta = np.sqrt(np.pi / 2 * c / (1 + c))
+    return float(np.copysign(delta, skew))
+
+
+def draw_strength(rng, mean: float, sd: float, skew: float, n: int) -> np.ndarray:
+    """n true strengths (grade points) with this mean, sd and skewness.
+
+    Skew 0 is a normal (one draw a player); otherwise a skew-normal,
+    delta·|Z0| + sqrt(1 − delta²)·Z1 rescaled to the mean and sd (two draws).
+    """
+    if skew == 0:
+        return rng.normal(mean, sd, n)
+    delta = _skew_normal_delta(skew)
+    z = rng.normal(0.0, 1.0, (2, n))
+    x = delta * np.abs(z[0]) + np.sqrt(1 - delta * delta) * z[1]
+    m, v = delta * np.sqrt(2 / np.pi), 1 - 2 * delta * delta / np.pi
+    return mean + sd * (x - m) / np.sqrt(v)
+
+
 def calendar_of(sc: Scenario) -> Calendar:
     start = _date(sc.calendar.start, "calendar.start")
     years = sc.calendar.years
@@ -76,16 +99,17 @@ def calendar_of(sc: Scenario) -> Calendar:
 
 
 def draw_clubs(sc: Scenario, rng) -> Clubs:
-    names, mean, sd, members, isolated = [], [], [], [], []
+    names, mean, sd, skew, members, isolated = [], [], [], [], [], []
     for entry in sc.clubs:
         for i in range(entry.count):
             names.append(entry.name if entry.count == 1 else f"{entry.name}-{i + 1}")
             mean.append(entry.strength_mean + (rng.normal(0, entry.strength_mean_sd)
                                                if entry.strength_mean_sd > 0 else 0.0))
             sd.append(entry.strength_sd)
+            skew.append(entry.strength_skew)
             members.append(entry.members)
             isolated.append(entry.isolated)
-    return Clubs(names, mean, sd, members, isolated)
+    return Clubs(names, mean, sd, skew, members, isolated)
 
 
 def draw_players(sc: Scenario, clubs: Clubs, cal: Calendar, rng) -> People:
@@ -114,7 +138,7 @@ def draw_players(sc: Scenario, clubs: Clubs, cal: Calendar, rng) -> People:
         club_first[c] = n
         m = clubs.members[c]
         mean, sd = clubs.mean[c], clubs.sd[c]
-        add(np.full(m, c), rng.normal(mean, sd, m), np.full(m, start - 1), np.ones(m, bool),
+        add(np.full(m, c), draw_strength(rng, mean, sd, clubs.skew[c], m), np.full(m, start - 1), np.ones(m, bool),
             np.ones(m, bool), np.zeros(m, bool), np.zeros(m, bool))
         n += m
         jc = join_when[join_club == c]
@@ -124,7 +148,7 @@ def draw_players(sc: Scenario, clubs: Clubs, cal: Calendar, rng) -> People:
         n += len(jc)
         guest_first[c] = n
         g = int(round(pt.guest_share * m))
-        add(np.full(g, c), rng.normal(mean + pt.guest_strength_offset, sd, g),
+        add(np.full(g, c), draw_strength(rng, mean + pt.guest_strength_offset, sd, clubs.skew[c], g),
             np.full(g, start - 1), np.zeros(g, bool), np.zeros(g, bool), np.zeros(g, bool), np.zeros(g, bool))
         n += g
         guest_stop[c] = n
@@ -133,7 +157,8 @@ def draw_players(sc: Scenario, clubs: Clubs, cal: Calendar, rng) -> People:
     if on.members:
         m = on.members
         guest = rng.random(m) < on.guest_share
-        add(np.full(m, -1), rng.normal(on.strength_mean, on.strength_sd, m), np.full(m, start - 1),
+        add(np.full(m, -1), draw_strength(rng, on.strength_mean, on.strength_sd, on.strength_skew, m),
+            np.full(m, start - 1),
             np.ones(m, bool), ~guest, np.ones(m, bool), np.zeros(m, bool))
         n += m
         nj = int(round(pl.join_rate * m * years))

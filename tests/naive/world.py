@@ -5,6 +5,7 @@ with lists and dicts; compared with the kernel on small worlds.
 """
 
 import math
+from statistics import NormalDist
 
 from .rng import SplitMix64
 
@@ -111,6 +112,16 @@ def plan_week(w, week, slots, active, strength, ev_logit, params):
         if slots["is_online"][s]:
             entries += [[a, -1, 4, 0.0] for a in singles]
         else:
+            n_paired = len(singles) - len(singles) % 2
+            rho = params.get("pickup_corr", 0.0)
+            if rho > 0 and n_paired > 2:
+                head = singles[:n_paired]
+                xs = [float(strength[p]) for p in head]
+                mean = sum(xs) / n_paired
+                sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / n_paired)
+                sort_key = [math.sqrt(rho) * ((x - mean) / sd if sd > 0 else 0.0)
+                            + math.sqrt(1 - rho) * NormalDist().inv_cdf(st.uniform()) for x in xs]
+                singles[:n_paired] = [p for _, p in sorted(zip(sort_key, head))]
             for i in range(0, len(singles) - 1, 2):
                 a, b = singles[i], singles[i + 1]
                 entries.append([min(a, b), max(a, b), 0, 0.0])
