@@ -20,7 +20,10 @@ with ``simcore experiment NAME [--quick] [--out DIR] [--seed S]``.
   refuted (``claims.py``);
 * ``frontier`` — every scheme against the offline whole-history ceiling:
   accuracy-volatility, gap to the ceiling, club bias after mixing,
-  Aces-and-Eights, step response, peers and cost (``frontier.py``).
+  Aces-and-Eights, step response, peers and cost (``frontier.py``);
+* ``sensitivity`` — the headline figures as curves over the world's
+  assumptions (partner correlation, form, partnership bonus, spread of true
+  strength, mixing): which conclusions hold everywhere (``sensitivity.py``).
 """
 
 STUDIES = {
@@ -30,4 +33,5 @@ STUDIES = {
     "decay": "experiments.decay",
     "claims": "experiments.claims",
     "frontier": "experiments.frontier",
+    "sensitivity": "experiments.sensitivity",
 }

@@ -49,3 +49,29 @@ def test_half_life_interval_is_open_when_the_rate_may_be_zero():
     from experiments.diffusion import _half_life
     assert _half_life({"mean": 0.01, "ci": [0.005, 0.02]}) == "69 [35, 139]"
     assert _half_life({"mean": 0.001, "ci": [-0.001, 0.003]}).endswith("∞]")
+
+
+def test_sensitivity_smoke_writes_curves_with_intervals_and_conclusions(tmp_path, monkeypatch, capsys):
+    """A tiny configuration (one axis, two points, two replicates, one year): the study's plumbing."""
+    from experiments import sensitivity
+    monkeypatch.setattr(sensitivity, "SIZES", {"quick": (1.0, 2), "full": (1.0, 2)})
+    full = sensitivity.axes
+
+    def one_axis(sc):
+        label, unit, points = full(sc)["form sd"]
+        return {"form sd": (label, unit, [p for p in points if p[0] in (0.0, 1.0)])}
+    monkeypatch.setattr(sensitivity, "axes", one_axis)
+    out = tmp_path / "sens"
+    assert main(["experiment", "sensitivity", "--quick", "--out", str(out), "--seed", "3"]) == 0
+    head = json.loads((out / "headline.json").read_text())
+    points = head["axes"]["form sd"]["points"]
+    assert [p["x"] for p in points] == [0.0, 1.0]
+    for p in points:
+        for v, (m, lo, hi) in p["rmse"].items():
+            assert lo <= m <= hi, v
+        d, lo, hi = p["exp_minus_line"]
+        assert lo <= d <= hi
+    report = (out / "report.md").read_text()
+    assert "What holds and what flips" in report and "the defaults" in report
+    assert "not ranked" in report  # the card-play scheme is marked
+    assert (out / "sensitivity.png").stat().st_size > 0
