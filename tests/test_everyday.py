@@ -91,7 +91,12 @@ def test_scenarios_all_prints_every_key_and_loads_back(name, capsys, tmp_path):
     path.write_text(text)
     assert load_scenario(str(path)) == load_scenario(name)
     data = tomllib.loads(text)
-    assert len(data["players"]) == 16 and len(data["online"]) == 9  # every key, defaults too
+    import dataclasses
+    from simcore.scenario import Online, Players, Reporting
+    # every key, defaults too
+    assert len(data["players"]) == len(dataclasses.fields(Players)) == 16
+    assert len(data["online"]) == len(dataclasses.fields(Online)) == 10
+    assert len(data["reporting"]) == len(dataclasses.fields(Reporting)) == 2
     if data.get("clubs"):
         assert len(data["clubs"][0]["sessions"][0]) == 7
     for line in text.splitlines():

@@ -414,8 +414,8 @@ def scenario_to_toml(sc: Scenario) -> str:
     lines = ["# every key of this scenario with a one-line comment; keys left out of a scenario file take",
              "# their defaults.  Units: strengths in grade points (50 = national average), activity in",
              "# sessions a week, rates per year unless stated, dates ISO (YYYY-MM-DD).", ""]
-    lines += _toml_keys(sc, skip=("calendar", "players", "partnerships", "mixing", "clubs", "events", "online"))
-    for key in ("calendar", "players", "partnerships", "mixing", "online"):
+    lines += _toml_keys(sc, skip=(*_NESTED, *_LISTS))
+    for key in ("calendar", "players", "partnerships", "mixing", "reporting", "online"):  # online last (below)
         lines += ["", f"[{key}]", *_toml_keys(getattr(sc, key))]
     if not sc.online.members:
         lines[-len(_toml_keys(sc.online)) - 1] += "  # members = 0: no online room"
