@@ -28,6 +28,11 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+# the movement registry is light (no numpy, no movement module): the contract takes its codes from it
+from simcore.movements.registry import (EW, KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS,  # noqa: F401
+                                        KIND_ONLINE, KIND_SWISS_PAIRS, KIND_SWISS_TEAMS, MATCH_KINDS, MIXED,
+                                        MOVEMENT_KINDS, NS, TEAM_KINDS)
+
 # --- categorical codes ----------------------------------------------------
 
 EVENT_TYPES = ("club", "black", "green")
@@ -38,18 +43,13 @@ SCORINGS = ("mp", "butler", "cross_imps", "aggregate", "teams_imps")
 """Scoring words; code = index."""
 SCORING_MP, SCORING_BUTLER, SCORING_CROSS_IMPS, SCORING_AGGREGATE, SCORING_TEAMS_IMPS = range(5)
 
-MOVEMENT_KINDS = ("mitchell", "howell", "swiss_pairs", "multiple_teams", "swiss_teams", "online")
-"""Movement kinds; code = index.  A session's ``movement`` name starts with
-one of these words, optionally followed by ``:`` and a free description
-(e.g. ``mitchell:8t-arrow``).  The kind decides who a pair is ranked against
-and so how strength of opponents is computed (SPEC §1.2)."""
-KIND_MITCHELL, KIND_HOWELL, KIND_SWISS_PAIRS, KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS, KIND_ONLINE = range(6)
-MATCH_KINDS = (KIND_SWISS_PAIRS, KIND_SWISS_TEAMS)
-"""Kinds whose strength of opponents is taken match by match."""
-TEAM_KINDS = (KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS)
-
-NS, EW, MIXED = 0, 1, -1
-"""Pair directions; MIXED for a pair that changed direction (Howell)."""
+# Movement kinds, their codes (= index in MOVEMENT_KINDS) and directions come from the movement
+# registry (``simcore.movements.registry``), one record per kind.  A session's ``movement`` name
+# starts with its kind's word, optionally followed by ``:`` and a free description (e.g.
+# ``mitchell:8t-arrow``).  The kind decides who a pair is ranked against and so how strength of
+# opponents is computed (SPEC §1.2).  MATCH_KINDS: strength of opponents taken match by match.
+# (re-exported above from ``simcore.movements.registry``: MOVEMENT_KINDS, KIND_*, MATCH_KINDS,
+# TEAM_KINDS, NS / EW / MIXED)
 
 
 def movement_kind(name: str) -> int:

@@ -282,3 +282,50 @@ def test_movements_timing_script_lists_every_kind(capsys):
     out = capsys.readouterr().out
     for kind in SUPPORTED:
         assert out.count(kind) == 2, kind  # once in the sizes, once in the timings
+
+
+# --- the registry ------------------------------------------------------------------------
+
+def test_registry_codes_are_stable():
+    from simcore.movements import registry
+    # codes are stored in Results, bundles and golden files: a renumbering must fail here
+    assert registry.MOVEMENT_KINDS == ("mitchell", "howell", "swiss_pairs", "multiple_teams", "swiss_teams", "online")
+    assert registry.MATCH_KINDS == (registry.KIND_SWISS_PAIRS, registry.KIND_SWISS_TEAMS)
+    assert registry.TEAM_KINDS == (registry.KIND_MULTIPLE_TEAMS, registry.KIND_SWISS_TEAMS)
+    assert registry.SOPP_MATCH_KINDS == registry.MATCH_KINDS
+
+
+@pytest.mark.parametrize("name", ["mitchell", "howell", "multiple_teams", "swiss_pairs", "swiss_teams", "online"])
+def test_each_record_builds_its_own_kind(name):
+    from simcore.movements.registry import BY_NAME
+    m = BY_NAME[name]
+    n = 44 if name == "online" else 10
+    layout = mv.choose_layout(m.code, n, 24, m.winners)
+    assert layout.code == m.code and layout.name == name
+    opts = dict(layout.options)
+    if m.is_match:
+        opts["results"] = lambda r, a, b: np.zeros(len(a))
+    s = mv.generate(name, n, layout.boards, **opts)
+    assert s.kind == m.code and s.is_teams == m.is_team
+    assert s.winners == m.winners  # the builder's default is the record's
+    assert mv.SUPPORTED[name] == m.sizes
+
+
+@pytest.mark.parametrize("kind,n,winners,expect", [
+    ("mitchell", 7, 2, ("howell", 1)), ("mitchell", 8, 2, ("mitchell", 2)), ("mitchell", 8, 1, ("mitchell", 1)),
+    ("howell", 40, 1, ("howell", 1)), ("howell", 41, 1, ("mitchell", 1)),
+    ("multiple_teams", 40, 2, ("multiple_teams", 2)), ("multiple_teams", 41, 2, ("swiss_teams", 2)),
+])
+def test_layout_rules_hand_over_between_kinds(kind, n, winners, expect):
+    from simcore.movements.registry import BY_NAME
+    layout = mv.choose_layout(BY_NAME[kind].code, n, 24, winners)
+    assert layout.name == expect[0]
+    if layout.name != "swiss_teams":
+        assert mv.layout_schedule(layout).winners == expect[1]
+
+
+def test_unknown_kind_names_the_choices():
+    with pytest.raises(ValueError, match="unknown movement kind 'rover'.*mitchell, howell"):
+        mv.generate("rover", 10, 3)
+    with pytest.raises(ValueError, match="unknown movement kind 9"):
+        mv.choose_layout(9, 10, 24)

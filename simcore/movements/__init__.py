@@ -13,6 +13,11 @@ session.  One module per movement:
 * ``online``   — the BCL-like online room: a numba kernel that seats a
   round afresh (random partners, regular partnerships kept together).
 
+Every kind has one record in ``registry`` (code, builder, layout rule,
+team / match kind, default winners, strength-of-opponents rule, how the
+simulator seats it); ``seating`` lays out a planned session for the
+simulator.
+
 ``generate(kind, n_entrants, boards, **options)`` is the single entry point;
 ``schedule_to_travellers`` / ``schedule_to_results`` expand a Schedule into
 traveller rows for ``simcore.results.Results``.
@@ -50,8 +55,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.results import (KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_ONLINE, KIND_SWISS_PAIRS,
-                       KIND_SWISS_TEAMS, MIXED, MOVEMENT_KINDS, NS, EW, TEAM_KINDS)
+# only the light registry here: results.py imports it, and this package's __init__ runs first
+from simcore.movements.registry import (EW, KIND_ONLINE, MATCH_BOARDS, MAX_FULL_HOWELL, MIXED,  # noqa: F401
+                                        MOVEMENT_KINDS, MOVEMENTS, NS, TEAM_KINDS, Layout, movement)
 
 __all__ = ["Schedule", "generate", "schedule_to_travellers", "schedule_to_results", "SUPPORTED",
            "supported_sizes"]
@@ -205,16 +211,8 @@ def check_boards(boards) -> int:
 
 # --- the single entry point --------------------------------------------------
 
-SUPPORTED = {
-    "mitchell": "5..60 pairs (3..30 tables; an odd count gets a sit-out); even tables: skip "
-                "(T-1 rounds) or relay (T rounds); rounds=1..max; arrow_switch=0..rounds",
-    "howell": "5..40 pairs (3..20 tables; odd → sit-out); full (2T-1 rounds) for 3..10 tables; "
-              "shortened rounds=2..2T-1 for any size",
-    "swiss_pairs": "4..400 pairs; rounds=1..n-1 (n if odd: a bye each round)",
-    "multiple_teams": "3..40 teams (odd → a bye); rounds=1..n-1 (n if odd)",
-    "swiss_teams": "4..400 teams; rounds=1..n-1 (n if odd: a bye each round)",
-    "online": "8..100000 room players; rounds=1..200; fixed_pairs=0..n/2",
-}
+SUPPORTED = {m.name: m.sizes for m in MOVEMENTS}
+"""The sizes every movement accepts, by name (from the registry)."""
 
 
 def supported_sizes() -> dict:
@@ -238,78 +236,30 @@ def generate(kind: str, n_entrants: int, boards: int, *, seed: int = 0, **option
     Static schedules are memoised and read-only: the same arguments return
     the same object.
     """
-    from simcore.movements import howell
-    from simcore.movements import mitchell
-    from simcore.movements import online
-    from simcore.movements import swiss
-    from simcore.movements import teams
-
-    word = str(kind).strip().lower()
-    builders = {"mitchell": mitchell.mitchell, "howell": howell.howell,
-                "multiple_teams": teams.multiple_teams, "swiss_pairs": swiss.swiss_pairs,
-                "swiss_teams": swiss.swiss_teams, "online": online.online_room}
-    if word not in builders:
-        raise ValueError(f"unknown movement kind {kind!r}: choose from {', '.join(MOVEMENT_KINDS)}")
-    if word in ("swiss_pairs", "swiss_teams", "online"):
-        return builders[word](n_entrants, boards, seed=seed, **options)
-    return builders[word](n_entrants, boards, **options)
+    m = movement(str(kind))
+    if m.seeded:
+        return m.builder(n_entrants, boards, seed=seed, **options)
+    return m.builder(n_entrants, boards, **options)
 
 
 # --- the standard choice for a field ------------------------------------------------
 
-MATCH_BOARDS = 4  # boards a match in Swiss and team events
-MAX_FULL_HOWELL = 8  # clubs play full Howells up to 8 tables, shortened ones beyond
+def choose_layout(kind: int, n_entrants: int, target_boards: int, winners: int = 2) -> Layout:
+    """The movement a club or event runs for a field of ``n_entrants``: its kind's layout rule.
 
-
-def choose_layout(kind: int, n_entrants: int, target_boards: int, winners: int = 2) -> dict:
-    """The movement a club or event runs for a field: kind (word and ``code``), size, boards per round, options.
-
-    Pairs kinds take pairs, team kinds teams, the online room players.
-    * Mitchell: T = ceil(n/2) tables (odd n: a sit-out), skip for even T;
-      fields under 8 pairs play a Howell instead;
-      a Howell field over 40 pairs plays an arrow-switched Mitchell;
-      boards per round so the rounds played (at most the movement's) give
-      about ``target_boards``; one-winner (``winners=1``) arrow-switches the
-      last quarter of the rounds.
-    * Howell: full up to 8 tables (2T−1 rounds), shortened beyond (3 boards
-      a round, about target/3 rounds).
-    * Swiss pairs / Swiss teams / multiple teams: matches of 4 boards,
-      about target/4 rounds (at most what the field allows); more than 40
-      teams play Swiss teams (too many for a round robin).
-    * Online: 2 boards a round, target/2 rounds.
+    Pairs kinds take pairs, team kinds teams, the online room players.  The
+    rules live in the registry (``registry.MOVEMENTS[kind].layout``), e.g.:
+    fewer than 8 pairs play a Howell instead of a Mitchell; more than 40
+    pairs an arrow-switched Mitchell instead of a Howell; more than 40 teams
+    Swiss teams instead of a round robin; one-winner (``winners=1``)
+    Mitchells arrow-switch the last quarter of their rounds.
     """
-    n, target = int(n_entrants), max(1, int(target_boards))
-    if kind == KIND_MITCHELL and n < 8:
-        kind = KIND_HOWELL  # under 4 full tables clubs play a Howell
-    if kind == KIND_HOWELL and n > 40:
-        kind, winners = KIND_MITCHELL, 1  # beyond 20 tables: an arrow-switched Mitchell
-    if kind == KIND_MULTIPLE_TEAMS and n > 40:
-        kind = KIND_SWISS_TEAMS  # too many teams for a round robin
-    if kind == KIND_MITCHELL:
-        from simcore.movements.mitchell import max_rounds
-        T = (n + 1) // 2
-        top = max_rounds(T, "skip")
-        bpr = max(1, min(36, int(round(target / top))))
-        rounds = max(1, min(top, int(round(target / bpr))))
-        arrow = max(1, rounds // 4) if winners == 1 else 0
-        return dict(kind="mitchell", code=kind, n=n, boards=bpr, options=(("rounds", rounds), ("arrow_switch", arrow)))
-    if kind == KIND_HOWELL:
-        T = (n + 1) // 2
-        full = 2 * T - 1
-        if T <= MAX_FULL_HOWELL:
-            return dict(kind="howell", code=kind, n=n, boards=max(1, int(round(target / full))), options=())
-        rounds = max(2, min(full, int(round(target / 3))))
-        return dict(kind="howell", code=kind, n=n, boards=3, options=(("rounds", rounds),))
-    if kind == KIND_ONLINE:
-        return dict(kind="online", code=kind, n=n, boards=2, options=(("rounds", max(1, target // 2)),))
-    top = n - 1 if n % 2 == 0 else n
-    rounds = max(1, min(top, int(round(target / MATCH_BOARDS))))
-    return dict(kind=MOVEMENT_KINDS[kind], code=kind, n=n, boards=MATCH_BOARDS, options=(("rounds", rounds),))
+    return movement(kind).layout(int(n_entrants), max(1, int(target_boards)), int(winners))
 
 
-def layout_schedule(layout: dict) -> Schedule:
+def layout_schedule(layout: Layout) -> Schedule:
     """The (memoised) Schedule of a static layout from ``choose_layout``."""
-    return generate(layout["kind"], layout["n"], layout["boards"], **dict(layout["options"]))
+    return generate(layout.name, layout.n, layout.boards, **dict(layout.options))
 
 
 # --- expansion into travellers -------------------------------------------------
@@ -401,5 +351,4 @@ def schedule_to_results(schedule: Schedule, players, board_score=None, *, day: i
     return r
 
 
-KINDS = {"mitchell": KIND_MITCHELL, "howell": KIND_HOWELL, "swiss_pairs": KIND_SWISS_PAIRS,
-         "multiple_teams": KIND_MULTIPLE_TEAMS, "swiss_teams": KIND_SWISS_TEAMS, "online": KIND_ONLINE}
+KINDS = {m.name: m.code for m in MOVEMENTS}

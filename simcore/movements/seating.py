@@ -24,7 +24,7 @@ import numpy as np
 
 from simcore.movements import choose_layout, layout_schedule
 from simcore.movements.online import online_seat_round
-from simcore.results import KIND_ONLINE, KIND_SWISS_PAIRS, KIND_SWISS_TEAMS, MOVEMENT_KINDS, TEAM_KINDS
+from simcore.movements.registry import KIND_ONLINE, SEAT_ROOM, SEAT_STANDINGS, movement
 from simcore.rng import new_stream
 
 _ONLINE_SALT = 0x0717E  # stream label of the online room's seating
@@ -70,18 +70,17 @@ def seat_session(plan, s: int, key, session_index: int) -> Seating:
     lo, hi = plan.entry_start[s], plan.entry_start[s + 1]
     a, b, bonus, team = plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], plan.team[lo:hi]
     kind, boards, winners = int(plan.kind[s]), int(plan.boards[s]), int(plan.winners[s])
-    if kind == KIND_ONLINE:
+    if movement(kind).seating == SEAT_ROOM:
         return seat_online(a, b, bonus, boards, int(plan.boards_per_round[s]) or 2, key, session_index)
-    teams = kind in TEAM_KINDS
+    teams = movement(kind).is_team
     n = int(team.max()) + 1 if teams else len(a)
     layout = choose_layout(kind, n, boards, winners)
-    kind = layout["code"]
-    if kind in (KIND_SWISS_PAIRS, KIND_SWISS_TEAMS):
-        rounds, bpr = dict(layout["options"])["rounds"], layout["boards"]
-        tables = (n // 2) * (2 if teams else 1)
+    m = movement(layout.code)
+    if m.seating == SEAT_STANDINGS:
+        rounds, bpr = dict(layout.options)["rounds"], layout.boards
+        tables = (n // 2) * (2 if m.is_team else 1)
         n_trav = rounds * tables * bpr
-        return Seating(kind, f"{MOVEMENT_KINDS[kind]}:{n}{'teams' if teams else 'pairs'}-{rounds}x{bpr}",
-                       1 if kind == KIND_SWISS_PAIRS else 2, rounds * bpr, a, b, bonus, team,
+        return Seating(m.code, f"{m.name}:{n}{m.entrants}-{rounds}x{bpr}", m.winners, rounds * bpr, a, b, bonus, team,
                        np.zeros((0, 6), np.int64), n_trav, np.arange(n_trav), rounds, bpr)
     rows, name, win, n_boards, skind, rank = static_template(layout)
     return Seating(skind, name, win, n_boards, a, b, bonus, team, rows, len(rank), rank)
@@ -90,15 +89,14 @@ def seat_session(plan, s: int, key, session_index: int) -> Seating:
 _TEMPLATES: dict = {}
 
 
-def static_template(layout: dict):
+def static_template(layout):
     """(rows, name, winners, n_boards, kind, rank) of a static movement's layout, memoised.
 
     rows (R, 6): round, table, NS entry, EW entry, first board, boards.  For
     team movements entrant (team t, pair j) is entry 2t + j: the world lists
     a team's two pairs next to each other.
     """
-    key = (layout["kind"], layout["n"], layout["boards"], layout["options"])
-    hit = _TEMPLATES.get(key)
+    hit = _TEMPLATES.get(layout)
     if hit is not None:
         return hit
     sched = layout_schedule(layout)
@@ -111,7 +109,7 @@ def static_template(layout: dict):
     rows = np.stack([sched.round, sched.table, ns, ew, sched.board_set * bpr + 1, np.full(len(ns), bpr)],
                     axis=1).astype(np.int64)
     rows.setflags(write=False)
-    hit = _TEMPLATES[key] = (rows, sched.name, sched.winners, sched.n_boards, sched.kind, written_rank(rows))
+    hit = _TEMPLATES[layout] = (rows, sched.name, sched.winners, sched.n_boards, sched.kind, written_rank(rows))
     return hit
 
 

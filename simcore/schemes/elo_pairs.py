@@ -119,8 +119,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.results import (KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_SWISS_PAIRS,
-                       KIND_SWISS_TEAMS, MOVEMENT_KINDS, days_to_months)
+from simcore.movements.registry import kind_flags
+from simcore.results import KIND_MITCHELL, MOVEMENT_KINDS, days_to_months
+
+# by kind code, from the movement registry: sessions rated match by match (Swiss and team kinds)
+_RATED_BY_MATCH = np.array(kind_flags(lambda m: m.is_match or m.is_team), np.bool_)
+_IS_TEAM = np.array(kind_flags(lambda m: m.is_team), np.bool_)
 
 DAYS_PER_YEAR = 365.25
 SESSION_SD = 6.34  # MP %: sd of an equal pair's session score (24 boards played 8 times, FR18)
@@ -349,8 +353,8 @@ def _apply_kernel(order, day, month, kind, pair_start, pair_players, pair_partne
             last_day[p] = day[s]
         # adjustments, all from the ratings published before this session
         ks = kind[s]
-        if ks == KIND_SWISS_PAIRS or ks == KIND_MULTIPLE_TEAMS or ks == KIND_SWISS_TEAMS:
-            teams = ks != KIND_SWISS_PAIRS
+        if _RATED_BY_MATCH[ks]:
+            teams = _IS_TEAM[ks]
             for e in range(lo, hi):
                 p = pair_partnership[e]
                 est = sessions[p] >= n_established
@@ -742,8 +746,8 @@ def _validate(state: EloState, scored, out_after: np.ndarray) -> None:
             raise ValueError(f"ScoredResults.pair_partnership[{e}]={part[e]} is given to players "
                              f"{pl[e].tolist()}, but that partnership is another pair of players")
     session_of = np.repeat(np.arange(n_s), np.diff(ps))
-    is_match = np.isin(kind, (KIND_SWISS_PAIRS, KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS))
-    is_team = np.isin(kind, (KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS))
+    is_match = _RATED_BY_MATCH[kind]
+    is_team = _IS_TEAM[kind]
     score = np.asarray(scored.pair_score)
     grouped = ~is_match[session_of]
     bad = np.flatnonzero(grouped & ~np.isfinite(score))

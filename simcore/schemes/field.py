@@ -8,7 +8,8 @@ grade array (grade points):
   all the other pairs' players;
 * two-winner sessions and multiple teams: the other pairs of its own group
   (its direction) — its competitors, not the pairs it met;
-* Swiss pairs and Swiss teams (``results.MATCH_KINDS``): per match the two
+* Swiss pairs and Swiss teams (SOpp rule ``SOPP_MATCHES`` in
+  ``movements.registry``): per match the two
   opponents at its table, and over the event the plain mean of its matches
   (matches are of equal length in practice; the seed says "the average
   current grade of your opponents in each of your matches").
@@ -22,7 +23,11 @@ from __future__ import annotations
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.results import KIND_SWISS_PAIRS, KIND_SWISS_TEAMS, SCORING_AGGREGATE, SCORING_BUTLER, SCORING_MP
+from simcore.movements.registry import SOPP_MATCHES, kind_flags
+from simcore.results import SCORING_AGGREGATE, SCORING_BUTLER, SCORING_MP
+
+# by kind code: SOpp taken match by match (the registry's SOpp rule; numba reads it as a constant)
+_SOPP_BY_MATCHES = np.array(kind_flags(lambda m: m.sopp == SOPP_MATCHES), np.bool_)
 
 
 @kernel(refcount=False)
@@ -32,7 +37,7 @@ def strength_of_opponents(s, kind, pair_start, pair_players, pair_group, match_s
     NaN where a pair has nobody to be measured against.
     """
     e0, e1 = pair_start[s], pair_start[s + 1]
-    if kind[s] == KIND_SWISS_PAIRS or kind[s] == KIND_SWISS_TEAMS:
+    if _SOPP_BY_MATCHES[kind[s]]:
         for e in range(e0, e1):
             total = 0.0
             n = 0

@@ -125,14 +125,14 @@ def board_aggregate(ns_scores, out):
 # Partnership ids come from a ``PartnershipTable`` that persists across
 # calls, so the engine can score one chunk of the calendar at a time.
 
+from simcore.movements.registry import kind_flags  # noqa: E402
 from simcore.results import (EW, KIND_SWISS_PAIRS, MATCH_KINDS, MIXED, NS, SCORING_AGGREGATE,  # noqa: E402
                       SCORING_BUTLER, SCORING_CROSS_IMPS, SCORING_MP, SCORING_TEAMS_IMPS, TEAM_KINDS,
                       ScoredResults, days_to_months)
 
-_KIND_IS_MATCH = np.zeros(8, np.bool_)
-_KIND_IS_MATCH[list(MATCH_KINDS)] = True
-_KIND_IS_TEAM = np.zeros(8, np.bool_)
-_KIND_IS_TEAM[list(TEAM_KINDS)] = True
+# lookup tables by kind code, from the movement registry (numba reads them as constants)
+_KIND_IS_MATCH = np.array(kind_flags(lambda m: m.is_match), np.bool_)
+_KIND_IS_TEAM = np.array(kind_flags(lambda m: m.is_team), np.bool_)
 
 ERR_NONE, ERR_DIRECTION, ERR_TEAM = 0, 1, 2
 

@@ -23,11 +23,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simcore.movements.registry import SEAT_ROOM, kind_flags
 from simcore.movements.seating import seat_session
-from simcore.results import KIND_ONLINE, KIND_SWISS_TEAMS, TEAM_KINDS, CardPlay, Results, ScoredResults
+from simcore.results import CardPlay, Results, ScoredResults
 from simcore.scoring import score_results
 from simcore.simulate.play import play_sessions, play_swiss_sessions
 from simcore.world import plan_sessions, strength_on
+
+_IS_TEAM = np.array(kind_flags(lambda m: m.is_team))
+_IS_ROOM = np.array(kind_flags(lambda m: m.seating == SEAT_ROOM))
 
 
 @dataclass
@@ -137,7 +141,7 @@ def _lay_out(plan, seats) -> _Laid:
         else:
             row_parts.append(x.rows)
         rank_parts.append(x.rank)
-        any_online |= x.kind == KIND_ONLINE
+        any_online |= bool(_IS_ROOM[x.kind])
     entry_start = np.zeros(S + 1, np.int64)
     np.cumsum(e_count, out=entry_start[1:])
     if any_online:  # the online room re-pairs its players: its entries are the pairs formed
@@ -178,7 +182,7 @@ def _play(laid: _Laid, plan, key, session_index, week_of, strength, pool, model,
         idx = np.flatnonzero(laid.swiss)
         es = _sub_starts(entry_start, idx)
         ents = _take_ranges(entry_start, idx)
-        play_swiss_sessions(key, session_index[idx], week_of[idx], laid.kind[idx] == KIND_SWISS_TEAMS,
+        play_swiss_sessions(key, session_index[idx], week_of[idx], _IS_TEAM[laid.kind[idx]],
                             plan.scoring[idx] != 0, laid.swiss_rounds[idx], laid.swiss_bpr[idx], es,
                             laid.entry_a[ents], laid.entry_b[ents], laid.entry_bonus[ents], laid.entry_team[ents],
                             trav_start[idx], *common, 1, *outs)
@@ -210,7 +214,7 @@ def _results(plan, laid: _Laid, out, session_index, players, player_names, venue
 
 def _teams(laid: _Laid, session_index):
     """(team_session, team_players (M, 4), team_names) of the team sessions: a team's two pairs are adjacent."""
-    is_team = np.isin(laid.kind, TEAM_KINDS)
+    is_team = _IS_TEAM[laid.kind]
     team_first = _team_firsts(laid.entry_team, laid.entry_start, is_team)
     team_session = np.repeat(np.arange(len(laid.kind)), laid.entry_count)[team_first].astype(np.int32)
     a, b = laid.entry_a, laid.entry_b
