@@ -1,0 +1,108 @@
+"""Board-level scoring: one board's tables from their NS scores.
+
+These kernels score one board from the NS scores of the
+tables that played it; every session-level method is built from them so
+match points, Butler IMPs, cross-IMPs, aggregate and team IMPs all come from
+the very same scores.
+
+* ``board_matchpoints`` — 2 match points per pair beaten, 1 per tie, as a %
+  of the top.  When a board was played ``n`` times but the session's boards
+  were meant to be played ``N`` > n times, the Neuberg formula
+  ``(mp + 1)·N/n − 1`` rescales the match points to a top of 2(N−1).
+* ``board_cross_imps`` — IMPs against every other table, averaged over the
+  n−1 comparisons (IMPs per comparison, so one unit is one IMP).
+* ``board_butler`` — IMPs against a datum: the mean NS score, after dropping
+  the ``trim`` highest and ``trim`` lowest scores when enough tables remain.
+* ``board_aggregate`` — points above the board's mean NS score.
+
+All take the board's NS scores (bridge points) and write the NS pair's
+result per table into ``out``; the EW pair's result is the complement
+(100 − % for match points, the negation for the others).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simcore._jit import kernel
+from simcore.scoring.imp_scale import imps
+
+
+@kernel
+def board_matchpoints(ns_scores, expected_plays, neuberg, out):
+    """NS match-point % per table on one board.
+
+    ns_scores: scores (bridge points) of the n tables that played the board.
+    expected_plays: N, the number of times the board should have been played
+        (the most-played board of the session); ignored unless ``neuberg``.
+    neuberg: apply the Neuberg correction when n < N.
+    out: float64[n], written with NS MP % (0..100).
+    """
+    n = ns_scores.shape[0]
+    if n == 1:
+        out[0] = 50.0
+        return
+    big_n = expected_plays if (neuberg and expected_plays > n) else n
+    top = 2.0 * (big_n - 1)
+    for i in range(n):
+        mp = 0
+        si = ns_scores[i]
+        for j in range(n):
+            if j != i:
+                sj = ns_scores[j]
+                if si > sj:
+                    mp += 2
+                elif si == sj:
+                    mp += 1
+        if big_n != n:
+            out[i] = 100.0 * ((mp + 1.0) * big_n / n - 1.0) / top
+        else:
+            out[i] = 100.0 * mp / top
+
+
+@kernel
+def board_cross_imps(ns_scores, out):
+    """NS cross-IMPs per table: IMPs against each other table, averaged."""
+    n = ns_scores.shape[0]
+    if n == 1:
+        out[0] = 0.0
+        return
+    for i in range(n):
+        total = 0
+        for j in range(n):
+            if j != i:
+                total += imps(ns_scores[i] - ns_scores[j])
+        out[i] = total / (n - 1.0)
+
+
+@kernel
+def butler_datum(ns_scores, trim):
+    """Mean NS score after dropping the ``trim`` highest and lowest.
+
+    Trimming applies only while at least three scores would remain; with
+    fewer tables the datum is the plain mean.  ``trim=0`` is the plain mean.
+    """
+    n = ns_scores.shape[0]
+    t = trim
+    while t > 0 and n - 2 * t < 3:
+        t -= 1
+    if t == 0:
+        return ns_scores.sum() / n
+    srt = np.sort(ns_scores)
+    return srt[t:n - t].sum() / (n - 2.0 * t)
+
+
+@kernel
+def board_butler(ns_scores, trim, out):
+    """NS Butler IMPs per table against the (trimmed) mean datum."""
+    datum = butler_datum(ns_scores, trim)
+    for i in range(ns_scores.shape[0]):
+        out[i] = imps(ns_scores[i] - datum)
+
+
+@kernel
+def board_aggregate(ns_scores, out):
+    """NS points above the board's mean NS score."""
+    mean = ns_scores.sum() / ns_scores.shape[0]
+    for i in range(ns_scores.shape[0]):
+        out[i] = ns_scores[i] - mean

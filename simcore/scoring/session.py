@@ -1,0 +1,599 @@
+"""Session-level scoring: ``Results`` → ``ScoredResults``.
+
+Three passes over the sessions, each a kernel looping over sessions with
+explicit offsets (so any caller can score a chunk of sessions at once):
+
+1. ``_session_entries``: the distinct pairs of each session in order of
+   first appearance (NS before EW within a traveller) -> pair entries.
+2. ``_score_session_pairs``: every board's tables scored together
+   (``scoring.board``); each pair's session score, boards, direction,
+   group, rank; the NS match-point % of every traveller.
+3. ``_session_matches``: match rows for Swiss and team kinds.
+
+The kernels take their arrays grouped in named tuples (``Travellers``,
+``Sessions``, ``PairsOut``, ``TravOut``, ``MatchesOut``).  Partnership ids
+come from a ``PartnershipTable`` that persists across calls, so the engine
+can score one chunk of the calendar at a time.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from simcore._jit import kernel
+from simcore.movements.registry import kind_flags
+from simcore.results import (EW, MIXED, NS, SCORING_AGGREGATE, SCORING_BUTLER, SCORING_MP, ScoredResults,
+                             days_to_months)
+from simcore.scoring.board import board_aggregate, board_butler, board_cross_imps, board_matchpoints
+from simcore.scoring.imp_scale import imps
+
+# lookup tables by kind code, from the movement registry (numba reads them as constants)
+_KIND_IS_MATCH = np.array(kind_flags(lambda m: m.is_match), np.bool_)
+_KIND_IS_TEAM = np.array(kind_flags(lambda m: m.is_team), np.bool_)
+
+ERR_NONE, ERR_DIRECTION, ERR_TEAM = 0, 1, 2
+
+
+@kernel
+def _pair_key(a, b):
+    lo, hi = (a, b) if a < b else (b, a)
+    return (np.int64(lo) << 32) | np.int64(hi)
+
+
+@kernel
+def _session_entries(trav_start, trav_ns, trav_ew, row_ns_local, row_ew_local, n_entries):
+    """Pass 1: local pair-entry index of each traveller's NS and EW pair.
+
+    Pairs are numbered in order of first appearance (NS before EW within a
+    traveller) with an open-addressing hash table whose slots are stamped
+    with the session index, so it is never cleared between sessions.
+    """
+    max_rows = 0
+    for s in range(trav_start.shape[0] - 1):
+        max_rows = max(max_rows, trav_start[s + 1] - trav_start[s])
+    size = 16
+    while size < 4 * max_rows:
+        size *= 2
+    mask = size - 1
+    slot_key = np.empty(size, np.int64)
+    slot_id = np.empty(size, np.int64)
+    slot_stamp = np.full(size, -1, np.int64)
+    for s in range(trav_start.shape[0] - 1):
+        count = 0
+        for t in range(trav_start[s], trav_start[s + 1]):
+            for side in range(2):
+                if side == 0:
+                    key = _pair_key(trav_ns[t, 0], trav_ns[t, 1])
+                else:
+                    key = _pair_key(trav_ew[t, 0], trav_ew[t, 1])
+                h = ((key * np.int64(-7046029254386353131)) >> np.int64(20)) & mask
+                while slot_stamp[h] == s and slot_key[h] != key:
+                    h = (h + 1) & mask
+                if slot_stamp[h] != s:
+                    slot_stamp[h] = s
+                    slot_key[h] = key
+                    slot_id[h] = count
+                    count += 1
+                if side == 0:
+                    row_ns_local[t] = slot_id[h]
+                else:
+                    row_ew_local[t] = slot_id[h]
+        n_entries[s] = count
+
+
+@kernel
+def _group_by_board(trav_board, t0, t1, counts, out):
+    """Rows t0..t1 of a session grouped by board number into ``out`` (any order within a board).
+
+    Counting sort over the session's board range when it is compact (the
+    usual 1..B); a sort when board numbers are sparse.
+    """
+    lo = trav_board[t0]
+    hi = lo
+    for t in range(t0, t1):
+        lo = min(lo, trav_board[t])
+        hi = max(hi, trav_board[t])
+    span = hi - lo + 1
+    m = t1 - t0
+    if span > counts.shape[0] - 1 or span > 4 * m + 64:
+        order = np.argsort(trav_board[t0:t1])
+        for j in range(m):
+            out[j] = t0 + order[j]
+        return
+    for k in range(span + 1):
+        counts[k] = 0
+    for t in range(t0, t1):
+        counts[trav_board[t] - lo + 1] += 1
+    for k in range(span):
+        counts[k + 1] += counts[k]
+    for t in range(t0, t1):
+        b = trav_board[t] - lo
+        out[counts[b]] = t
+        counts[b] += 1
+
+
+class Travellers(NamedTuple):
+    """The travellers being scored (T rows, sorted by session, round, board, table)."""
+
+    start: np.ndarray  # int64 (S+1): session s owns rows [start[s], start[s+1])
+    round: np.ndarray
+    board: np.ndarray
+    ns: np.ndarray  # (T, 2) players
+    ew: np.ndarray  # (T, 2) players
+    ns_score: np.ndarray  # bridge points
+    ns_local: np.ndarray  # int64: the NS pair's entry within its session (``_session_entries``)
+    ew_local: np.ndarray
+
+
+class Sessions(NamedTuple):
+    """Per session (S): its pair entries' offsets and how it is scored."""
+
+    pair_start: np.ndarray  # int64 (S+1)
+    scoring: np.ndarray  # SCORINGS code
+    winners: np.ndarray  # 1 or 2
+    kind: np.ndarray  # MOVEMENT_KINDS code
+
+
+class PairsOut(NamedTuple):
+    """Per pair entry (E), written by ``_score_session_pairs``."""
+
+    players: np.ndarray  # int32 (E, 2), lower id first
+    direction: np.ndarray  # NS, EW or MIXED
+    group: np.ndarray  # who it is ranked against: 0, or 0 (NS) / 1 (EW) for two-winner and team kinds
+    boards: np.ndarray
+    score: np.ndarray  # session score in the session's units (MP %, IMPs, points)
+    beaten: np.ndarray  # pairs of its group beaten + half the ties
+    n_ranked: np.ndarray  # other pairs in its group
+    rounds: np.ndarray  # distinct rounds played
+
+
+class TravOut(NamedTuple):
+    """Per traveller (T), written by ``_score_session_pairs``."""
+
+    ns_mp: np.ndarray  # NS match-point %
+    ns_value: np.ndarray  # NS result in the session's own units
+    ns_entry: np.ndarray  # the NS pair's entry (global index)
+    ew_entry: np.ndarray
+
+
+class MatchesOut(NamedTuple):
+    """Match rows (one per pair per round in match and team kinds), written by ``_session_matches``."""
+
+    start: np.ndarray  # int64 (E+1): entry e owns rows [start[e], start[e+1])
+    opp: np.ndarray  # the opposing pair entry
+    mate: np.ndarray  # teams: the team-mate pair entry (-1 for pairs)
+    opp_mate: np.ndarray  # teams: the opposing team's other pair (-1 for pairs)
+    boards: np.ndarray
+    result: np.ndarray  # 1 win, 0.5 draw, 0 loss
+    score: np.ndarray  # MP % (MP Swiss) or IMPs
+
+
+@kernel
+def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
+    """Pass 2: score every board and every pair of every session.
+
+    trav: ``Travellers``; sess: ``Sessions``; pairs: ``PairsOut`` and out:
+    ``TravOut`` (written).  ``out.ns_value`` receives the NS result of each
+    traveller in the session's own units (MP %, Butler IMPs, cross-IMPs,
+    aggregate points above the board mean); ``pairs.rounds`` the number of
+    distinct rounds each pair played (the number of its match rows in match
+    / team kinds).  ``error[s]`` is set to ERR_DIRECTION when a pair changes
+    direction in a two-winner session.
+    """
+    max_rows = 1
+    max_entries = 1
+    for s in range(trav.start.shape[0] - 1):
+        max_rows = max(max_rows, trav.start[s + 1] - trav.start[s])
+        max_entries = max(max_entries, sess.pair_start[s + 1] - sess.pair_start[s])
+    by_board = np.empty(max_rows, np.int64)
+    counts = np.empty(4 * max_rows + 66, np.int64)
+    scores = np.empty(max_rows, np.int32)
+    mp = np.empty(max_rows)
+    val = np.empty(max_rows)
+    seen = np.empty(max_entries, np.int8)  # bit 1: sat NS, bit 2: sat EW
+    last_round = np.empty(max_entries, np.int64)
+    for s in range(trav.start.shape[0] - 1):
+        _seat_pairs(s, trav, sess.pair_start, pairs, out, seen)
+        # boards: the session's rows grouped by board number
+        _group_by_board(trav.board, trav.start[s], trav.start[s + 1], counts, by_board)
+        _score_boards(s, trav, sess.scoring[s], neuberg, butler_trim, out, by_board, scores, mp, val)
+        _pair_results(s, trav.start, sess, pairs, out, seen, error)
+        _rank_in_groups(sess.pair_start[s], sess.pair_start[s + 1], pairs)
+        _count_rounds(s, trav, sess.pair_start, pairs, out, last_round)
+
+
+@kernel
+def _seat_pairs(s, trav, pair_start, pairs, out, seen):
+    """Each traveller's NS and EW entries, each entry's players and the directions it sat (``seen``)."""
+    e0 = pair_start[s]
+    seen[:pair_start[s + 1] - e0] = 0
+    for e in range(e0, pair_start[s + 1]):
+        pairs.boards[e] = 0
+        pairs.score[e] = 0.0
+    for t in range(trav.start[s], trav.start[s + 1]):
+        en, ew = e0 + trav.ns_local[t], e0 + trav.ew_local[t]
+        out.ns_entry[t] = en
+        out.ew_entry[t] = ew
+        a, b = trav.ns[t, 0], trav.ns[t, 1]
+        pairs.players[en, 0], pairs.players[en, 1] = (a, b) if a < b else (b, a)
+        a, b = trav.ew[t, 0], trav.ew[t, 1]
+        pairs.players[ew, 0], pairs.players[ew, 1] = (a, b) if a < b else (b, a)
+        seen[en - e0] |= 1
+        seen[ew - e0] |= 2
+
+
+@kernel
+def _score_boards(s, trav, sc, neuberg, butler_trim, out, by_board, scores, mp, val):
+    """Every board of session ``s`` scored across its tables: NS MP % and NS result in the session's units.
+
+    by_board: the session's rows grouped by board; Neuberg's N is the
+    session's most-played board.  scores, mp, val: work buffers.
+    """
+    m = trav.start[s + 1] - trav.start[s]
+    plays_max = 0
+    run = 0
+    for j in range(m):
+        run = run + 1 if (j > 0 and trav.board[by_board[j]] == trav.board[by_board[j - 1]]) else 1
+        if run > plays_max:
+            plays_max = run
+    j = 0
+    while j < m:
+        k = j
+        while k < m and trav.board[by_board[k]] == trav.board[by_board[j]]:
+            k += 1
+        n = k - j
+        for q in range(n):
+            scores[q] = trav.ns_score[by_board[j + q]]
+        board_matchpoints(scores[:n], plays_max, neuberg, mp[:n])
+        if sc == SCORING_MP:
+            val[:n] = mp[:n]
+        elif sc == SCORING_BUTLER:
+            board_butler(scores[:n], butler_trim, val[:n])
+        elif sc == SCORING_AGGREGATE:
+            board_aggregate(scores[:n], val[:n])
+        else:  # cross_imps, and teams_imps: cross-IMPs against the same-direction field
+            board_cross_imps(scores[:n], val[:n])
+        for q in range(n):
+            t = by_board[j + q]
+            out.ns_mp[t] = mp[q]
+            out.ns_value[t] = val[q]
+        j = k
+
+
+@kernel
+def _pair_results(s, trav_start, sess, pairs, out, seen, error):
+    """Each pair's session score from its own direction, its boards, direction and group."""
+    sc = sess.scoring[s]
+    ew_value_is_complement = sc == SCORING_MP
+    for t in range(trav_start[s], trav_start[s + 1]):
+        en, ew = out.ns_entry[t], out.ew_entry[t]
+        v = out.ns_value[t]
+        pairs.score[en] += v
+        pairs.score[ew] += (100.0 - v) if ew_value_is_complement else -v
+        pairs.boards[en] += 1
+        pairs.boards[ew] += 1
+    e0 = sess.pair_start[s]
+    for e in range(e0, sess.pair_start[s + 1]):
+        if sc == SCORING_MP and pairs.boards[e] > 0:
+            pairs.score[e] /= pairs.boards[e]
+        d = seen[e - e0]
+        pairs.direction[e] = NS if d == 1 else (EW if d == 2 else MIXED)
+        if sess.winners[s] == 2 or _KIND_IS_TEAM[sess.kind[s]]:
+            if d == 3:
+                error[s] = ERR_DIRECTION
+            pairs.group[e] = 0 if d == 1 else 1
+        else:
+            pairs.group[e] = 0
+
+
+@kernel
+def _rank_in_groups(e0, e1, pairs):
+    """Rank within groups: pairs beaten + half the ties, and the pairs ranked against."""
+    for e in range(e0, e1):
+        beaten = 0.0
+        ranked = 0
+        for f in range(e0, e1):
+            if f != e and pairs.group[f] == pairs.group[e]:
+                ranked += 1
+                if pairs.score[e] > pairs.score[f]:
+                    beaten += 1.0
+                elif pairs.score[e] == pairs.score[f]:
+                    beaten += 0.5
+        pairs.beaten[e] = beaten
+        pairs.n_ranked[e] = ranked
+
+
+@kernel
+def _count_rounds(s, trav, pair_start, pairs, out, last_round):
+    """Distinct rounds each pair played (travellers are sorted by round)."""
+    e0, e1 = pair_start[s], pair_start[s + 1]
+    last_round[:e1 - e0] = -(2 ** 31)
+    for e in range(e0, e1):
+        pairs.rounds[e] = 0
+    for t in range(trav.start[s], trav.start[s + 1]):
+        for e in (out.ns_entry[t], out.ew_entry[t]):
+            if last_round[e - e0] != trav.round[t]:
+                last_round[e - e0] = trav.round[t]
+                pairs.rounds[e] += 1
+
+
+@kernel
+def _session_matches(trav, sess, out, pair_team, matches, error):
+    """Pass 3: one match row per pair per round for Swiss and team kinds.
+
+    trav: ``Travellers``; sess: ``Sessions``; out: pass 2's ``TravOut``;
+    pair_team: each entry's team row within its session; matches:
+    ``MatchesOut`` (written; ``matches.start`` given).
+
+    Swiss pairs: the match is the pair's boards against one opposing pair in
+    a round; its score is the pair's MP % on those boards (MP Swiss) or its
+    net IMPs there (IMP Swiss: the session's IMPs against the datum, which
+    the two pairs at a table share with opposite signs, as in scoring a
+    Swiss pairs match by IMPs against a datum).
+    Team kinds: the match is a round between two teams whose pairs meet at
+    two tables on the same boards; its score is the team's IMPs,
+    imps(NS score at this table − NS score at the other table) from the
+    team's view, summed over the match's boards.
+    """
+    for s in range(trav.start.shape[0] - 1):
+        k = sess.kind[s]
+        if not (_KIND_IS_MATCH[k] or _KIND_IS_TEAM[k]):
+            continue
+        t0, t1 = trav.start[s], trav.start[s + 1]
+        e0, e1 = sess.pair_start[s], sess.pair_start[s + 1]
+        fill = np.empty(e1 - e0, np.int64)
+        for e in range(e0, e1):
+            fill[e - e0] = matches.start[e]
+        teams = _KIND_IS_TEAM[k]
+        mp_scoring = sess.scoring[s] == SCORING_MP
+        i = t0
+        while i < t1:  # one round at a time
+            r_end = i
+            while r_end < t1 and trav.round[r_end] == trav.round[i]:
+                r_end += 1
+            for e in range(e0, e1):
+                boards = 0
+                total = 0.0
+                opp = -1
+                mate = -1
+                opp_mate = -1
+                for t in range(i, r_end):
+                    if out.ns_entry[t] == e:
+                        is_ns, other = True, out.ew_entry[t]
+                    elif out.ew_entry[t] == e:
+                        is_ns, other = False, out.ns_entry[t]
+                    else:
+                        continue
+                    boards += 1
+                    opp = other
+                    if not teams:
+                        v = out.ns_value[t]
+                        if mp_scoring:
+                            total += v if is_ns else 100.0 - v
+                        else:
+                            total += v if is_ns else -v
+                        continue
+                    u = _other_room(t, i, r_end, is_ns, pair_team[e], pair_team[other], trav.board, out, pair_team)
+                    if u < 0:
+                        error[s] = ERR_TEAM
+                        continue
+                    if is_ns:
+                        mate, opp_mate = out.ew_entry[u], out.ns_entry[u]
+                    else:
+                        mate, opp_mate = out.ns_entry[u], out.ew_entry[u]
+                    net = trav.ns_score[t] - trav.ns_score[u]
+                    total += imps(net) if is_ns else -imps(net)
+                if boards == 0:
+                    continue
+                row = fill[e - e0]
+                fill[e - e0] += 1
+                matches.opp[row] = opp
+                matches.mate[row] = mate
+                matches.opp_mate[row] = opp_mate
+                matches.boards[row] = boards
+                if not teams and mp_scoring:
+                    total /= boards
+                    matches.result[row] = 1.0 if total > 50.0 else (0.5 if total == 50.0 else 0.0)
+                else:
+                    matches.result[row] = 1.0 if total > 0 else (0.5 if total == 0 else 0.0)
+                matches.score[row] = total
+            i = r_end
+
+
+@kernel
+def _other_room(t, i, r_end, is_ns, my_team, their_team, trav_board, out, pair_team):
+    """The row in rows [i, r_end) where the two teams' other pairs play traveller t's board, or -1."""
+    for u in range(i, r_end):
+        if u == t or trav_board[u] != trav_board[t]:
+            continue
+        a, b = out.ns_entry[u], out.ew_entry[u]
+        if pair_team[a] == their_team and pair_team[b] == my_team and is_ns:
+            return u
+        if pair_team[a] == my_team and pair_team[b] == their_team and not is_ns:
+            return u
+    return -1
+
+
+@kernel
+def _assign_team_rows(pair_start, pair_players, session_team_start, team_players, pair_team, error, kind):
+    """Team row of every pair entry in team sessions (-1 elsewhere)."""
+    for s in range(pair_start.shape[0] - 1):
+        for e in range(pair_start[s], pair_start[s + 1]):
+            pair_team[e] = -1
+            if not _KIND_IS_TEAM[kind[s]]:
+                continue
+            a, b = pair_players[e, 0], pair_players[e, 1]
+            for m in range(session_team_start[s], session_team_start[s + 1]):
+                for h in range(2):
+                    c, d = team_players[m, 2 * h], team_players[m, 2 * h + 1]
+                    if (c == a and d == b) or (c == b and d == a):
+                        pair_team[e] = m
+            if pair_team[e] < 0:
+                error[s] = ERR_TEAM
+
+
+# --- partnerships -------------------------------------------------------------
+
+@kernel
+def _partnership_ids(keys, ids, players, count, pair_players, out):
+    """Look up or insert each pair; ids are dense in order of first sight."""
+    mask = keys.shape[0] - 1
+    for e in range(pair_players.shape[0]):
+        a, b = pair_players[e, 0], pair_players[e, 1]
+        key = _pair_key(a, b)
+        h = (key * np.int64(-7046029254386353131)) >> np.int64(17)
+        slot = h & mask
+        while True:
+            if keys[slot] == key:
+                out[e] = ids[slot]
+                break
+            if keys[slot] == -1:
+                keys[slot] = key
+                ids[slot] = count[0]
+                players[count[0], 0] = min(a, b)
+                players[count[0], 1] = max(a, b)
+                out[e] = count[0]
+                count[0] += 1
+                break
+            slot = (slot + 1) & mask
+
+
+class PartnershipTable:
+    """Partnership ids that stay the same across calls (an open-addressing hash table).
+
+    ``ids(pair_players)`` returns the dense id of each (two-player) pair,
+    inserting new partnerships in order of first sight; ``players`` lists
+    the two players of every id, lower id first.
+    """
+
+    def __init__(self, capacity: int = 1024):
+        cap = 1 << max(4, int(np.ceil(np.log2(max(capacity, 1) * 2))))
+        self._keys = np.full(cap, -1, np.int64)
+        self._ids = np.zeros(cap, np.int32)
+        self._players = np.zeros((cap // 2, 2), np.int32)
+        self._count = np.zeros(1, np.int64)
+
+    def __len__(self) -> int:
+        return int(self._count[0])
+
+    @property
+    def players(self) -> np.ndarray:
+        return self._players[: len(self)]
+
+    def _reserve(self, extra: int) -> None:
+        need = len(self) + extra
+        if 2 * need <= len(self._keys):
+            return
+        cap = len(self._keys)
+        while 2 * need > cap:
+            cap *= 2
+        old_players = self.players.copy()
+        self._keys = np.full(cap, -1, np.int64)
+        self._ids = np.zeros(cap, np.int32)
+        self._players = np.zeros((cap // 2, 2), np.int32)
+        self._count[0] = 0
+        if len(old_players):  # reinserting in id order keeps every id
+            out = np.empty(len(old_players), np.int32)
+            _partnership_ids(self._keys, self._ids, self._players, self._count, old_players, out)
+
+    def ids(self, pair_players: np.ndarray) -> np.ndarray:
+        pair_players = np.ascontiguousarray(pair_players, np.int32).reshape(-1, 2)
+        self._reserve(len(pair_players))
+        out = np.empty(len(pair_players), np.int32)
+        _partnership_ids(self._keys, self._ids, self._players, self._count, pair_players, out)
+        return out
+
+
+# --- the public entry point ---------------------------------------------------------
+
+def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
+                  partnerships: PartnershipTable | None = None) -> ScoredResults:
+    """Score every session of ``results`` (a Results) into a ScoredResults.
+
+    neuberg: Neuberg-correct boards played fewer times than the session's
+        most-played board (otherwise plain percentages of each board's top).
+    butler_trim: scores dropped from each end for the Butler datum.
+    partnerships: a table shared across calls (the engine scores one chunk
+        of the calendar at a time); a fresh one when None.
+    Raises ValueError naming the session when a pair changes direction in a
+    two-winner session or a team session's pairs and teams don't match.
+    """
+    if butler_trim < 0:
+        raise ValueError(f"butler_trim must be >= 0, got {butler_trim}")
+    r = results
+    S, T = r.n_sessions, r.n_travellers
+    trav_start = r.session_trav_bounds()
+    row_ns = np.empty(T, np.int64)
+    row_ew = np.empty(T, np.int64)
+    n_entries = np.zeros(S, np.int64)
+    _session_entries(trav_start, r.trav_ns, r.trav_ew, row_ns, row_ew, n_entries)
+    pair_start = np.zeros(S + 1, np.int64)
+    np.cumsum(n_entries, out=pair_start[1:])
+    E = int(pair_start[-1])
+    pairs = PairsOut(players=np.empty((E, 2), np.int32), direction=np.empty(E, np.int8), group=np.empty(E, np.int32),
+                     boards=np.empty(E, np.int32), score=np.empty(E), beaten=np.empty(E),
+                     n_ranked=np.empty(E, np.int32), rounds=np.empty(E, np.int64))
+    out = TravOut(ns_mp=np.empty(T), ns_value=np.empty(T), ns_entry=np.empty(T, np.int32),
+                  ew_entry=np.empty(T, np.int32))
+    trav = Travellers(trav_start, r.trav_round, r.trav_board, r.trav_ns, r.trav_ew, r.trav_ns_score, row_ns, row_ew)
+    sess = Sessions(pair_start, r.session_scoring, r.session_winners, r.session_kind)
+    error = np.zeros(S, np.int8)
+    _score_session_pairs(trav, sess, bool(neuberg), int(butler_trim), pairs, out, error)
+    pair_players, pair_direction = pairs.players, pairs.direction
+    _raise_session_errors(r, error, pair_start, pair_players, pair_direction)
+    # teams
+    team_order = np.argsort(r.team_session, kind="stable")
+    team_players = np.ascontiguousarray(r.team_players[team_order])
+    team_start = np.searchsorted(r.team_session[team_order], np.arange(S + 1)).astype(np.int64)
+    pair_team_local = np.empty(E, np.int32)
+    _assign_team_rows(pair_start, pair_players, team_start, team_players, pair_team_local, error,
+                      r.session_kind)
+    _raise_session_errors(r, error, pair_start, pair_players, pair_direction)
+    pair_team = np.full(E, -1, np.int32)  # team rows in Results order
+    has_team = pair_team_local >= 0
+    pair_team[has_team] = team_order[pair_team_local[has_team]]
+    # matches: one row per pair per round it played, in match / team kinds only
+    is_match_session = _KIND_IS_MATCH[r.session_kind] | _KIND_IS_TEAM[r.session_kind]
+    session_of_entry = np.repeat(np.arange(S), n_entries)
+    rows_per_entry = np.where(is_match_session[session_of_entry], pairs.rounds, 0) if E else pairs.rounds
+    match_start = np.zeros(E + 1, np.int64)
+    np.cumsum(rows_per_entry, out=match_start[1:])
+    R = int(match_start[-1])
+    matches = MatchesOut(start=match_start, opp=np.empty(R, np.int32), mate=np.empty(R, np.int32),
+                         opp_mate=np.empty(R, np.int32), boards=np.empty(R, np.int32), result=np.empty(R),
+                         score=np.empty(R))
+    _session_matches(trav, sess, out, pair_team_local, matches, error)
+    _raise_session_errors(r, error, pair_start, pair_players, pair_direction)
+    table = partnerships if partnerships is not None else PartnershipTable(max(E, 16))
+    pair_partnership = table.ids(pair_players)
+    order = r.processing_order()
+    return ScoredResults(
+        day=r.session_day.copy(), month=days_to_months(r.session_day), club=r.session_club.copy(),
+        event=r.session_event.copy(), scoring=r.session_scoring.copy(), winners=r.session_winners.copy(),
+        kind=r.session_kind.copy(), pair_start=pair_start, trav_start=trav_start, order=order,
+        pair_players=pair_players, pair_partnership=pair_partnership, pair_direction=pair_direction,
+        pair_group=pairs.group, pair_team=pair_team, pair_boards=pairs.boards, pair_score=pairs.score,
+        pair_beaten=pairs.beaten, pair_n_ranked=pairs.n_ranked, match_start=match_start,
+        match_opp=matches.opp, match_mate=matches.mate, match_opp_mate=matches.opp_mate,
+        match_boards=matches.boards, match_result=matches.result, match_score=matches.score,
+        trav_ns_mp=out.ns_mp, trav_ns_entry=out.ns_entry, trav_ew_entry=out.ew_entry,
+        partnership_players=table.players.copy(), replaces=r.session_replaces.copy(),
+    )
+
+
+def _raise_session_errors(r, error, pair_start, pair_players, pair_direction) -> None:
+    bad = np.flatnonzero(error)
+    if not len(bad):
+        return
+    s = int(bad[0])
+    name = r.session_names[s]
+    if error[s] == ERR_DIRECTION:
+        e = next(e for e in range(pair_start[s], pair_start[s + 1]) if pair_direction[e] == MIXED)
+        players = [r.player_names[p] for p in pair_players[e]]
+        raise ValueError(f"session {name}: pair {players[0]} & {players[1]} sat both NS and EW "
+                         f"in a two-winner session (winners=2); a two-winner pair keeps its direction")
+    raise ValueError(f"session {name}: its pairs, teams and tables do not form team matches "
+                     f"(every pair must belong to a team listed for the session, and in each round "
+                     f"two teams' pairs must meet at two tables on the same boards)")
