@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 
 import naive
 from simcore import movements as mv
-from simcore.bridge.model import BridgeModelParams, build_pool, draw_ns_score, field_sigma, deal_board, _vulnerability
+from simcore.bridge.model import BridgeModelParams, build_pool
 from simcore.movements import howell, mitchell, online, swiss, teams
-from simcore.results import KIND_HOWELL, KIND_MITCHELL, MIXED
+from simcore.results import KIND_HOWELL, KIND_MITCHELL, MIXED, MOVEMENT_KINDS
 from simcore.rng import new_stream
 from simcore.scoring import score_results
 
@@ -221,7 +221,7 @@ def test_bad_arguments_say_what_is_allowed(call, message):
         call()
 
 
-# --- end to end: one session of each movement, scored ----------------------------------
+# --- end to end: one session of each movement through the engine's path, scored ----------------
 
 @pytest.fixture(scope="module")
 def model():
@@ -229,50 +229,65 @@ def model():
     return p, build_pool(p, np.uint64(99), n_deals=512)
 
 
-def _scores(model, schedule, strengths):
-    p, pool = model
-    st = new_stream(np.uint64(5), 0, 0)
-    codes = {}
-
-    def score(board, ns, ew):
-        out = np.empty(len(board), np.int32)
-        sigma = field_sigma(50.0, p.sigma_slope, p.sigma_floor)
-        for i, (b, n, e) in enumerate(zip(board, ns, ew)):
-            code = codes.setdefault(int(b), deal_board(pool.n_deals, _vulnerability(int(b)), st))
-            out[i] = draw_ns_score(pool.scores, pool.thresholds, code, strengths[n].mean(), strengths[e].mean(),
-                                   p.alpha, sigma, st)
-        return out
-    return score
+# (kind, scoring code, winners, entries): pairs for pair kinds, two pair entries a team for team kinds
+_ONE_SESSION = {"mitchell": (0, 2, 20), "howell": (0, 1, 10), "swiss_pairs": (1, 1, 12),
+                "multiple_teams": (4, 2, 16), "swiss_teams": (4, 2, 20), "online": (0, 1, 40)}
 
 
-@pytest.mark.parametrize("kind", ["mitchell", "howell", "multiple_teams", "swiss_pairs", "swiss_teams", "online"])
+def _one_session_plan(kind):
+    from simcore.movements.registry import BY_NAME
+    from simcore.world import SessionPlan
+    m = BY_NAME[kind]
+    scoring, winners, n = _ONE_SESSION[kind]
+    a = np.arange(0, 2 * n, 2, dtype=np.int32)
+    b = a + 1
+    if kind == "online":  # 32 players alone and 8 regular partnerships
+        a = np.concatenate([np.arange(32), np.arange(32, 48, 2)]).astype(np.int32)
+        b = np.concatenate([np.full(32, -1), np.arange(33, 48, 2)]).astype(np.int32)
+    team = (np.arange(len(a)) // 2).astype(np.int32) if m.is_team else np.full(len(a), -1, np.int32)
+    one = lambda v, dt: np.array([v], dt)  # noqa: E731
+    return SessionPlan(day=one(19000, np.int32), venue=one(0, np.int32), event=one(0, np.int8),
+                       kind=one(m.code, np.int8), scoring=one(scoring, np.int8), winners=one(winners, np.int8),
+                       boards=one(24, np.int32), boards_per_round=one(2 if kind == "online" else 0, np.int32),
+                       entry_start=np.array([0, len(a)], np.int64), a=a, b=b, ptype=np.zeros(len(a), np.int8),
+                       bonus=np.zeros(len(a)), team=team)
+
+
+@pytest.mark.parametrize("kind", MOVEMENT_KINDS)  # a new movement needs its row in _ONE_SESSION
 def test_each_movement_plays_and_scores(model, kind):
-    rng = np.random.default_rng(0)
-    strengths = rng.normal(50, 5, 200)
-    if kind in ("swiss_pairs", "swiss_teams"):
-        s = mv.generate(kind, 10, 3, rounds=4, results=lambda r, a, b: rng.normal(0, 8, len(a)))
-    elif kind == "online":
-        s = mv.generate(kind, 44, 2, rounds=5, fixed_pairs=4)
-    else:
-        s = mv.generate(kind, 10, 3)
-    if s.is_teams:
-        players = np.arange(4 * s.n_entrants).reshape(-1, 4)
-    elif kind == "online":
-        players = np.arange(44)
-    else:
-        players = np.arange(2 * s.n_entrants).reshape(-1, 2)
-    results = mv.schedule_to_results(s, players, _scores(model, s, strengths), n_players=200)
+    from types import SimpleNamespace
+    from simcore.movements.registry import BY_NAME
+    from simcore.simulate.chunk import PassA, play_plan
+    p, pool = model
+    plan = _one_session_plan(kind)
+    P = int(max(plan.a.max(), plan.b.max())) + 1
+    strength = np.random.default_rng(0).normal(50, 5, (1, P))
+    players = SimpleNamespace(member=np.ones(P, bool), at_start=np.ones(P, bool), initial_grade=np.full(P, np.nan))
+    setup = PassA(np.uint64(5), pool, p, 1.0, True)
+    results, card = play_plan(plan, strength, np.zeros(1, np.int32), np.zeros(1, np.int64), setup, players,
+                              np.array([f"p{i}" for i in range(P)], object), ["club"])
     results.check()
+    assert results.session_kind[0] == BY_NAME[kind].code
+    assert results.session_movement[0].startswith(kind + ":")
+    seats = np.concatenate([results.trav_ns, results.trav_ew], axis=1)
+    # every entered player plays, and sits once at every table-board of every round
+    assert set(np.unique(seats)) == set(range(P))
+    for r in np.unique(results.trav_round):
+        for board in np.unique(results.trav_board[results.trav_round == r]):
+            rows = (results.trav_round == r) & (results.trav_board == board)
+            assert len(np.unique(seats[rows])) == 4 * rows.sum()
     scored = score_results(results)
-    assert scored.n_entries >= 8
     # match points are a zero-sum share on every board
     mp = scored.trav_ns_mp
     for board in np.unique(results.trav_board):
         rows = results.trav_board == board
         if rows.sum() > 1:
             assert mp[rows].mean() == pytest.approx(50.0)
-    if kind in ("swiss_pairs", "swiss_teams", "multiple_teams"):
-        assert len(scored.match_opp) > 0
+    assert (len(scored.match_opp) > 0) == (BY_NAME[kind].is_match or BY_NAME[kind].is_team)
+    # card play: every player's boards are the boards its pair played, less the boards it was dummy
+    boards = np.zeros(P, np.int64)
+    np.add.at(boards, scored.pair_players.ravel(), np.repeat(scored.pair_boards, 2))
+    assert np.all(card.boards <= boards) and card.boards.sum() > 0
 
 
 def test_movements_timing_script_lists_every_kind(capsys):
@@ -295,7 +310,7 @@ def test_registry_codes_are_stable():
     assert registry.SOPP_MATCH_KINDS == registry.MATCH_KINDS
 
 
-@pytest.mark.parametrize("name", ["mitchell", "howell", "multiple_teams", "swiss_pairs", "swiss_teams", "online"])
+@pytest.mark.parametrize("name", MOVEMENT_KINDS)
 def test_each_record_builds_its_own_kind(name):
     from simcore.movements.registry import BY_NAME
     m = BY_NAME[name]

@@ -42,7 +42,7 @@ from simcore.rng import child_key, replicate_keys
 from simcore.scenario import Scenario, load_scenario, with_overrides
 from simcore.schemes import PlayerTable, make_scheme, parse_variant, split_variants, variant_label
 from simcore.scoring import PartnershipTable
-from simcore.simulate.chunk import Chunk, simulate_chunk
+from simcore.simulate.chunk import Chunk, PassA, simulate_chunk
 from simcore.world import World, active_on, build_world, strength_on
 
 ALL_SCHEMES = ("ngs", "ppi", "elo-pairs", "imps-lost")
@@ -235,10 +235,9 @@ class Engine:
 
     # -- pass A ------------------------------------------------------------------------
     def _pass_a(self, rep: _Replicate, first_week: int, stop_week: int) -> Chunk:
-        chunk = simulate_chunk(rep.world, first_week, stop_week, key=rep.key, first_session=rep.n_sessions,
-                               pool=rep.pool, model=self.model, form_sd=self.scenario.partnerships.form_sd,
-                               partnerships=rep.partnerships, players=rep.players, player_names=rep.player_names,
-                               card_play=self.card_play)
+        setup = PassA(rep.key, rep.pool, self.model, self.scenario.partnerships.form_sd, self.card_play)
+        chunk = simulate_chunk(rep.world, first_week, stop_week, setup, first_session=rep.n_sessions,
+                               partnerships=rep.partnerships, players=rep.players, player_names=rep.player_names)
         rep.n_sessions += chunk.n_sessions
         if rep.index == 0 and self.bundle_dir is not None:
             rep.bundle_parts.append(chunk.results)

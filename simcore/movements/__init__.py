@@ -18,9 +18,9 @@ team / match kind, default winners, strength-of-opponents rule, how the
 simulator seats it); ``seating`` lays out a planned session for the
 simulator.
 
-``generate(kind, n_entrants, boards, **options)`` is the single entry point;
-``schedule_to_travellers`` / ``schedule_to_results`` expand a Schedule into
-traveller rows for ``simcore.results.Results``.
+``generate(kind, n_entrants, boards, **options)`` is the single entry point
+to a Schedule; the one path from a movement to ``Results`` is the
+simulator's (``simulate.chunk.play_plan``: seat, play, write travellers).
 
 Conventions (every movement):
 
@@ -59,8 +59,7 @@ import numpy as np
 from simcore.movements.registry import (EW, KIND_ONLINE, MATCH_BOARDS, MAX_FULL_HOWELL, MIXED,  # noqa: F401
                                         MOVEMENT_KINDS, MOVEMENTS, NS, TEAM_KINDS, Layout, movement)
 
-__all__ = ["Schedule", "generate", "schedule_to_travellers", "schedule_to_results", "SUPPORTED",
-           "supported_sizes"]
+__all__ = ["Schedule", "generate", "choose_layout", "layout_schedule", "SUPPORTED", "supported_sizes"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -260,95 +259,6 @@ def choose_layout(kind: int, n_entrants: int, target_boards: int, winners: int =
 def layout_schedule(layout: Layout) -> Schedule:
     """The (memoised) Schedule of a static layout from ``choose_layout``."""
     return generate(layout.name, layout.n, layout.boards, **dict(layout.options))
-
-
-# --- expansion into travellers -------------------------------------------------
-
-def seat_players(schedule: Schedule, players) -> tuple[np.ndarray, np.ndarray]:
-    """The NS and EW players, (R, 2) each, of every row.
-
-    players: pair kinds — (n_entrants, 2) the two players of each pair;
-    team kinds — (n_entrants, 4): pair one's players then pair two's;
-    online — (n_room_players,) the player id of each room player.
-    """
-    players = np.asarray(players)
-    if schedule.kind == KIND_ONLINE:
-        if players.ndim != 1:
-            raise ValueError("online room: players must be a 1-d array of the room's player ids")
-        ep = schedule.entrant_players
-        if players.shape[0] <= ep.max():
-            raise ValueError(f"online room: players has {players.shape[0]} entries, the room has {ep.max() + 1}")
-        return players[ep[schedule.ns]], players[ep[schedule.ew]]
-    if schedule.is_teams:
-        if players.shape != (schedule.n_entrants, 4):
-            raise ValueError(f"teams: players must have shape ({schedule.n_entrants}, 4), got {players.shape}")
-        cols = np.array([[0, 1], [2, 3]])
-        ns = players[schedule.ns[:, None], cols[schedule.ns_pair]]
-        ew = players[schedule.ew[:, None], cols[schedule.ew_pair]]
-        return ns, ew
-    if players.shape != (schedule.n_entrants, 2):
-        raise ValueError(f"pairs: players must have shape ({schedule.n_entrants}, 2), got {players.shape}")
-    return players[schedule.ns], players[schedule.ew]
-
-
-def schedule_to_travellers(schedule: Schedule, players, board_score=None, *, session: int = 0) -> dict:
-    """Traveller rows of a session, sorted by (session, round, board, table).
-
-    players: see ``seat_players``.
-    board_score: ``f(board, ns_players, ew_players) -> int32 NS scores``,
-        called once with all traveller rows (board numbers from 1, player
-        arrays (T, 2)); None leaves the scores 0.
-    Returns a dict of the ``Results`` traveller columns (``trav_session``,
-    ``trav_round``, ``trav_board``, ``trav_table``, ``trav_ns``, ``trav_ew``,
-    ``trav_ns_score``).
-    """
-    ns_p, ew_p = seat_players(schedule, players)
-    b = schedule.boards
-    rows = np.repeat(np.arange(len(schedule)), b)
-    board = (schedule.board_set[rows] * b + np.tile(np.arange(1, b + 1), len(schedule))).astype(np.int32)
-    rnd, table = schedule.round[rows], schedule.table[rows]
-    order = np.lexsort((table, board, rnd))
-    rows, board, rnd, table = rows[order], board[order], rnd[order], table[order]
-    ns, ew = ns_p[rows].astype(np.int32), ew_p[rows].astype(np.int32)
-    score = np.zeros(len(rows), np.int32) if board_score is None else \
-        np.asarray(board_score(board, ns, ew), dtype=np.int32)
-    return dict(trav_session=np.full(len(rows), session, np.int32), trav_round=rnd.astype(np.int32),
-                trav_board=board, trav_table=table.astype(np.int32), trav_ns=ns, trav_ew=ew,
-                trav_ns_score=score)
-
-
-def schedule_to_results(schedule: Schedule, players, board_score=None, *, day: int = 0, club: int = 0,
-                        event: int = 0, scoring: int = 0, n_players: int | None = None):
-    """A one-session ``results.Results`` of a Schedule (for tests and small uses)."""
-    from simcore.results import empty_results
-
-    trav = schedule_to_travellers(schedule, players, board_score)
-    r = empty_results()
-    players = np.asarray(players)
-    P = int(players.max()) + 1 if n_players is None else int(n_players)
-    r.session_names = np.array([f"s0:{schedule.name}"], object)
-    r.session_day = np.array([day], np.int32)
-    r.session_club = np.array([club], np.int32)
-    r.session_event = np.array([event], np.int8)
-    r.session_scoring = np.array([scoring], np.int8)
-    r.session_winners = np.array([schedule.winners], np.int8)
-    r.session_kind = np.array([schedule.kind], np.int8)
-    r.session_movement = np.array([schedule.name], object)
-    r.session_boards = np.array([schedule.n_boards], np.int32)
-    r.session_scored_on = np.array([day], np.int32)
-    r.session_replaces = np.array([-1], np.int32)
-    for k, v in trav.items():
-        setattr(r, k, v)
-    if schedule.is_teams:
-        r.team_session = np.zeros(schedule.n_entrants, np.int32)
-        r.team_players = players.astype(np.int32)
-        r.team_names = np.array([f"team{i + 1}" for i in range(schedule.n_entrants)], object)
-    r.player_names = np.array([str(i) for i in range(P)], object)
-    r.player_member = np.ones(P, bool)
-    r.player_at_start = np.ones(P, bool)
-    r.player_initial_grade = np.full(P, np.nan)
-    r.club_names = np.array(["club0"], object)
-    return r
 
 
 KINDS = {m.name: m.code for m in MOVEMENTS}

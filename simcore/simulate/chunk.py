@@ -8,7 +8,8 @@ stop_week) of one replicate's world it
 3. plays every board (``simulate.play``: static movements from their rows,
    Swiss kinds pairing each round from the standings);
 4. writes the travellers in (session, round, board, table) order as
-   ``Results`` and scores them (``scoring.score_results``);
+   ``Results`` (steps 2–4 are ``play_plan``: the one path from a movement
+   to ``Results``) and scores them (``scoring.score_results``);
 5. with card play, collects each player's boards and IMPs lost as
    ``CardPlay`` records dated the chunk's last day.
 
@@ -20,6 +21,7 @@ chunked or which thread runs the chunk.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,9 +29,11 @@ from simcore.movements.registry import SEAT_ROOM, kind_flags
 from simcore.movements.seating import seat_session
 from simcore.results import CardPlay, Results, ScoredResults
 from simcore.scoring import score_results
-from simcore.simulate.play import play_sessions, play_swiss_sessions
+from simcore.simulate.play import (CardTotals, Deals, Entries, PlayModel, Rows, Sessions, SwissSessions, Travellers,
+                                   play_sessions, play_swiss_sessions)
 from simcore.world import plan_sessions, strength_on
 
+SWISS_BUTLER_TRIM = 1  # IMP Swiss pairs standings: scores dropped from each end of a board's Butler datum
 _IS_TEAM = np.array(kind_flags(lambda m: m.is_team))
 _IS_ROOM = np.array(kind_flags(lambda m: m.seating == SEAT_ROOM))
 
@@ -76,47 +80,72 @@ class _Laid:
     any_online: bool
 
 
-def simulate_chunk(world, first_week: int, stop_week: int, *, key, first_session: int, pool, model, form_sd: float,
-                   partnerships, players, player_names, card_play: bool) -> Chunk:
+class PassA(NamedTuple):
+    """What pass A needs besides the plan.
+
+    key: the replicate key (uint64); pool: the bridge model's deal pool
+    (``bridge.model.build_pool``); model: ``BridgeModelParams``; form_sd: a
+    pair's session form (grade points); card_play: also draw IMPs lost.
+    """
+
+    key: np.uint64
+    pool: object
+    model: object
+    form_sd: float
+    card_play: bool
+
+
+def simulate_chunk(world, first_week: int, stop_week: int, setup: PassA, *, first_session: int, partnerships,
+                   players, player_names) -> Chunk:
     """Simulate weeks [first_week, stop_week) of a replicate; returns the chunk's results, scored.
 
-    key: the replicate key (uint64).  first_session: sessions the replicate
-    played before this chunk.  pool: the bridge model's deal pool
-    (``bridge.model.build_pool``); model: ``BridgeModelParams``; form_sd:
-    a pair's session form (grade points).  partnerships: the replicate's
-    ``scoring.PartnershipTable`` (grows).  players: member / at_start /
-    initial_grade of every player (``schemes.PlayerTable``);
-    player_names: their names.  card_play: also draw IMPs lost.
+    setup: ``PassA``.  first_session: sessions the replicate played before
+    this chunk.  partnerships: the replicate's ``scoring.PartnershipTable``
+    (grows).  players: member / at_start / initial_grade of every player
+    (``schemes.PlayerTable``); player_names: their names.
     """
     w = world
     plan = plan_sessions(w, first_week, stop_week)
-    S = plan.n_sessions
     strength = np.stack([strength_on(w, w.start_day + 7 * wk) for wk in range(first_week, stop_week)])
     week_of = ((plan.day - w.start_day) // 7 - first_week).astype(np.int32)
-    session_index = first_session + np.arange(S, dtype=np.int64)
-    laid = _lay_out(plan, [seat_session(plan, s, key, session_index[s]) for s in range(S)])
-    T = int(laid.trav_start[-1])
-    out = dict(round=np.empty(T, np.int32), board=np.empty(T, np.int32), table=np.empty(T, np.int32),
-               ns=np.empty((T, 2), np.int32), ew=np.empty((T, 2), np.int32), score=np.empty(T, np.int32))
-    card_boards = np.zeros(w.n_players, np.int64)
-    card_imps = np.zeros(w.n_players)
-    _play(laid, plan, key, session_index, week_of, strength, pool, model, form_sd, card_play, out, card_boards,
-          card_imps)
-    results = _results(plan, laid, out, session_index, players, player_names, w.venue_names())
+    session_index = first_session + np.arange(plan.n_sessions, dtype=np.int64)
+    results, card_totals = play_plan(plan, strength, week_of, session_index, setup, players, player_names,
+                                     w.venue_names())
     scored = score_results(results, partnerships=partnerships)
     # boards played per player: each pair entry's boards, for both its players (E entries, not 4T seats)
     played = np.bincount(scored.pair_players.ravel(), weights=np.repeat(scored.pair_boards, 2),
                          minlength=w.n_players).astype(np.int64)
     card = None
-    if card_play:
-        who = np.flatnonzero(card_boards > 0).astype(np.int32)
+    if setup.card_play:
+        who = np.flatnonzero(card_totals.boards > 0).astype(np.int32)
         day = w.start_day + 7 * stop_week - 1
-        card = CardPlay(who, np.full(len(who), day, np.int32), card_boards[who].astype(np.int32),
-                        card_imps[who].astype(np.float64))
+        card = CardPlay(who, np.full(len(who), day, np.int32), card_totals.boards[who].astype(np.int32),
+                        card_totals.imps[who].astype(np.float64))
     t0 = strength[0]
     true_pair = 0.5 * (t0[scored.pair_players[:, 0]] + t0[scored.pair_players[:, 1]])
     return Chunk(results, scored, card, len(partnerships), 4 * results.n_travellers, played,
                  w.start_day + 7 * first_week, true_pair)
+
+
+def play_plan(plan, strength, week_of, session_index, setup: PassA, players, player_names, venue_names):
+    """Seat and play every session of a ``world.SessionPlan``: (``Results``, per-player ``CardTotals``).
+
+    The one path from a movement to ``Results``.  strength: float64 (W, P)
+    true strengths (grade points) at the start of each week; week_of: each
+    session's row of it; session_index: each session's number in the
+    replicate (labels its random streams and names it ``S<number>``).
+    players, player_names: as ``simulate_chunk``; venue_names: the
+    ``club_names`` of the Results.
+    """
+    S = plan.n_sessions
+    laid = _lay_out(plan, [seat_session(plan, s, setup.key, session_index[s]) for s in range(S)])
+    T = int(laid.trav_start[-1])
+    out = Travellers(round=np.empty(T, np.int32), board=np.empty(T, np.int32), table=np.empty(T, np.int32),
+                     ns=np.empty((T, 2), np.int32), ew=np.empty((T, 2), np.int32), score=np.empty(T, np.int32))
+    P = strength.shape[1]
+    card = CardTotals(np.zeros(P, np.int64), np.zeros(P))
+    _play(laid, plan, session_index, week_of, strength, setup, out, card)
+    return _results(plan, laid, out, session_index, players, player_names, venue_names), card
 
 
 def _lay_out(plan, seats) -> _Laid:
@@ -158,34 +187,36 @@ def _lay_out(plan, seats) -> _Laid:
                  entry_b, entry_bonus, entry_team, r_count, rows, trav_start, rank, any_online)
 
 
-def _play(laid: _Laid, plan, key, session_index, week_of, strength, pool, model, form_sd, card_play, out,
-          card_boards, card_imps) -> None:
+def _play(laid: _Laid, plan, session_index, week_of, strength, setup: PassA, out, card) -> None:
     """Play the static sessions from their rows and the Swiss sessions round by round, into ``out``."""
-    m = model
+    m, pool = setup.model, setup.pool
+    deals = Deals(pool.scores, pool.thresholds, pool.n_deals)
+    model = PlayModel(setup.form_sd, m.alpha, m.sigma_slope, m.sigma_floor, setup.card_play, m.imps_lost_base,
+                      m.imps_lost_slope, m.imps_lost_floor, m.dummy_share, SWISS_BUTLER_TRIM)
     S = len(laid.kind)
-    common = (strength, form_sd, m.alpha, m.sigma_slope, m.sigma_floor, pool.scores, pool.thresholds,
-              pool.n_deals, card_play, m.imps_lost_base, m.imps_lost_slope, m.imps_lost_floor, m.dummy_share)
-    outs = (out["round"], out["board"], out["table"], out["ns"], out["ew"], out["score"], card_boards, card_imps)
     entry_start, trav_start, rows = laid.entry_start, laid.trav_start, laid.rows
     static = ~laid.swiss
     if static.any():
         idx = np.flatnonzero(static)
-        es, ts = _sub_starts(entry_start, idx), trav_start[idx]
         rs = np.zeros(len(idx) + 1, np.int64)
         np.cumsum(laid.row_count[idx], out=rs[1:])
         ents = _take_ranges(entry_start, idx) if len(idx) < S or laid.any_online else slice(None)
-        play_sessions(key, session_index[idx], week_of[idx], laid.n_boards[idx], es, laid.entry_a[ents],
-                      laid.entry_b[ents], laid.entry_bonus[ents], rs, rows[:, 0].astype(np.int32),
-                      rows[:, 1].astype(np.int32), rows[:, 2], rows[:, 3], rows[:, 4].astype(np.int32),
-                      rows[:, 5], ts, *common, *outs)
+        sessions = Sessions(session_index[idx], week_of[idx], laid.n_boards[idx], _sub_starts(entry_start, idx),
+                            trav_start[idx])
+        seats = Rows(rs, rows[:, 0].astype(np.int32), rows[:, 1].astype(np.int32), rows[:, 2], rows[:, 3],
+                     rows[:, 4].astype(np.int32), rows[:, 5])
+        play_sessions(setup.key, sessions, _entries(laid, ents), seats, strength, deals, model, out, card)
     if laid.swiss.any():
         idx = np.flatnonzero(laid.swiss)
-        es = _sub_starts(entry_start, idx)
-        ents = _take_ranges(entry_start, idx)
-        play_swiss_sessions(key, session_index[idx], week_of[idx], _IS_TEAM[laid.kind[idx]],
-                            plan.scoring[idx] != 0, laid.swiss_rounds[idx], laid.swiss_bpr[idx], es,
-                            laid.entry_a[ents], laid.entry_b[ents], laid.entry_bonus[ents], laid.entry_team[ents],
-                            trav_start[idx], *common, 1, *outs)
+        sessions = SwissSessions(session_index[idx], week_of[idx], _IS_TEAM[laid.kind[idx]], plan.scoring[idx] != 0,
+                                 laid.swiss_rounds[idx], laid.swiss_bpr[idx], _sub_starts(entry_start, idx),
+                                 trav_start[idx])
+        play_swiss_sessions(setup.key, sessions, _entries(laid, _take_ranges(entry_start, idx)), strength, deals,
+                            model, out, card)
+
+
+def _entries(laid: _Laid, ents) -> Entries:
+    return Entries(laid.entry_a[ents], laid.entry_b[ents], laid.entry_bonus[ents], laid.entry_team[ents])
 
 
 def _results(plan, laid: _Laid, out, session_index, players, player_names, venue_names) -> Results:
@@ -203,9 +234,9 @@ def _results(plan, laid: _Laid, out, session_index, players, player_names, venue
         session_names=np.array([f"S{i}" for i in session_index], object), session_day=plan.day,
         session_club=plan.venue, session_event=plan.event, session_scoring=plan.scoring,
         session_winners=laid.winners, session_kind=laid.kind, session_movement=np.array(laid.names, object),
-        session_boards=laid.n_boards, trav_session=trav_session[order], trav_round=out["round"][order],
-        trav_board=out["board"][order], trav_table=out["table"][order], trav_ns=out["ns"][order],
-        trav_ew=out["ew"][order], trav_ns_score=out["score"][order],
+        session_boards=laid.n_boards, trav_session=trav_session[order], trav_round=out.round[order],
+        trav_board=out.board[order], trav_table=out.table[order], trav_ns=out.ns[order],
+        trav_ew=out.ew[order], trav_ns_score=out.score[order],
         team_session=team_session, team_players=team_players, team_names=team_names,
         player_names=player_names, player_member=players.member, player_at_start=players.at_start,
         player_initial_grade=players.initial_grade, club_names=np.array(venue_names, object),

@@ -14,106 +14,212 @@ and a run of boards, from ``simcore.movements``) and draws:
 * optionally each player's IMPs lost against double dummy over the session
   (``bridge_model.draw_imps_lost``), added to per-player card-play totals.
 
+``play_swiss_sessions`` does the same for Swiss pairs and Swiss teams,
+pairing each round from the standings as it goes.
+
 Every session opens its own random stream keyed by (replicate key, session
 index), so a session's results do not depend on which thread plays it or
 how the calendar is chunked.
+
+The kernels take their arrays grouped in named tuples: ``Sessions`` /
+``SwissSessions``, ``Entries``, ``Rows``, ``Deals``, ``PlayModel``, and the
+outputs ``Travellers`` and ``CardTotals``.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
 from simcore._jit import kernel
 from simcore.bridge.model import _vulnerability, deal_board, draw_imps_lost, draw_ns_score, field_sigma
-from simcore.scoring.imp_scale import imps, victory_points
 from simcore.movements.swiss import swiss_first_round, swiss_pair_round
 from simcore.rng import normal, seed_stream
-from simcore.scoring import board_butler, board_matchpoints
+from simcore.scoring.board import board_butler, board_matchpoints
+from simcore.scoring.imp_scale import imps, victory_points
 
 _PLAY_SALT = 7  # stream label of session play (the world uses 0..3 per week)
 
 
-@kernel
-def play_sessions(key, session_index, session_week, session_boards, entry_start, entry_a, entry_b,
-                  entry_bonus, row_start, row_round, row_table, row_ns, row_ew, row_first_board,
-                  row_n_boards, trav_start, strength, form_sd, alpha, sigma_slope, sigma_floor,
-                  pool_scores, pool_thresholds, n_deals, card_play, il_base, il_slope, il_floor,
-                  dummy_share, out_round, out_board, out_table, out_ns, out_ew, out_score,
-                  card_boards, card_imps):
-    """Play every session of a chunk.
+class Sessions(NamedTuple):
+    """Sessions played from fixed rows (S)."""
 
-    Sessions (S): session_index int64 (stream label), session_week int32 (row
-    of ``strength``), session_boards int32 (boards are numbered 1..B).
-    Entries, per session [entry_start[s], entry_start[s+1]): entry_a/entry_b
-    players (b = -1 only before the online room's seating; never here),
-    entry_bonus grade points.  Rows, per session [row_start[s], row_start[s+1]):
-    round, table, row_ns / row_ew (entry offsets within the session),
-    row_first_board, row_n_boards.  Travellers of session s are written from
-    trav_start[s] in row order, boards in order within a row (the caller
-    sorts them into (round, board, table) order).
-    strength: float64 (W, P) true strengths at the start of each week.
-    card_boards / card_imps: per-player totals, added to when ``card_play``.
+    index: np.ndarray  # int64: the session's number in the replicate (labels its stream)
+    week: np.ndarray  # int32: row of ``strength``
+    boards: np.ndarray  # int32: boards are numbered 1..boards
+    entry_start: np.ndarray  # int64 (S+1): session s owns entries [entry_start[s], entry_start[s+1])
+    trav_start: np.ndarray  # int64 (S): first traveller the session writes
+
+
+class SwissSessions(NamedTuple):
+    """Swiss sessions, paired round by round (S)."""
+
+    index: np.ndarray  # int64
+    week: np.ndarray  # int32
+    is_teams: np.ndarray  # bool: Swiss teams (else Swiss pairs)
+    imps_scoring: np.ndarray  # bool: standings in VPs from IMPs (else match MP %)
+    rounds: np.ndarray  # int64
+    bpr: np.ndarray  # int64: boards a round
+    entry_start: np.ndarray  # int64 (S+1)
+    trav_start: np.ndarray  # int64 (S)
+
+
+class Entries(NamedTuple):
+    """Pair entries (E): the two players, the partnership bonus (grade points), the team (-1 none)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    bonus: np.ndarray
+    team: np.ndarray
+
+
+class Rows(NamedTuple):
+    """Seating rows (R), per session [start[s], start[s+1]): one per round and table."""
+
+    start: np.ndarray  # int64 (S+1)
+    round: np.ndarray  # int32
+    table: np.ndarray  # int32
+    ns: np.ndarray  # int64: NS entry, offset within the session
+    ew: np.ndarray  # int64
+    first_board: np.ndarray  # int32
+    n_boards: np.ndarray  # int64
+
+
+class Deals(NamedTuple):
+    """The bridge model's deal pool (``bridge.model.DealPool``)."""
+
+    scores: np.ndarray
+    thresholds: np.ndarray
+    n_deals: int
+
+
+class PlayModel(NamedTuple):
+    """Scalars of the bridge model (``BridgeModelParams``) and the field."""
+
+    form_sd: float  # grade points: a pair's session form
+    alpha: float
+    sigma_slope: float
+    sigma_floor: float
+    card_play: bool  # also draw IMPs lost
+    il_base: float  # IMPs lost per board by a 50 player
+    il_slope: float
+    il_floor: float
+    dummy_share: float
+    butler_trim: int  # Swiss Butler datum: scores dropped from each end
+
+
+class Travellers(NamedTuple):
+    """Output rows (T), one per table per board."""
+
+    round: np.ndarray  # int32
+    board: np.ndarray  # int32
+    table: np.ndarray  # int32
+    ns: np.ndarray  # int32 (T, 2) players
+    ew: np.ndarray  # int32 (T, 2)
+    score: np.ndarray  # int32 NS score, bridge points
+
+
+class CardTotals(NamedTuple):
+    """Per-player card-play totals (P), added to: boards declared or defended, IMPs lost."""
+
+    boards: np.ndarray  # int64
+    imps: np.ndarray  # float64
+
+
+@kernel
+def play_sessions(key, sessions, entries, rows, strength, deals, model, out, card):
+    """Play every session of a chunk from its rows.
+
+    sessions: ``Sessions``; entries: ``Entries`` (b = -1 only before the
+    online room's seating; never here); rows: ``Rows``; strength: float64
+    (W, P) true strengths at the start of each week; deals: ``Deals``;
+    model: ``PlayModel``.  Travellers of session s are written to ``out``
+    (``Travellers``) from sessions.trav_start[s] in row order, boards in
+    order within a row (the caller sorts them into (round, board, table)
+    order).  card (``CardTotals``) is added to when ``model.card_play``.
     """
     st = np.empty(1, np.uint64)
     max_entries = 1
     max_boards = 1
-    for s in range(session_index.shape[0]):
-        max_entries = max(max_entries, entry_start[s + 1] - entry_start[s])
-        max_boards = max(max_boards, session_boards[s])
+    for s in range(sessions.index.shape[0]):
+        max_entries = max(max_entries, sessions.entry_start[s + 1] - sessions.entry_start[s])
+        max_boards = max(max_boards, sessions.boards[s])
     pair_strength = np.empty(max_entries)
     pair_boards = np.empty(max_entries, np.int64)
     codes = np.empty(max_boards + 1, np.int64)
-    for s in range(session_index.shape[0]):
-        seed_stream(st, key, _PLAY_SALT, session_index[s])
-        t_row = strength[session_week[s]]
-        e0, e1 = entry_start[s], entry_start[s + 1]
-        field = 0.0
-        for e in range(e0, e1):
-            a, b = entry_a[e], entry_b[e]
-            field += t_row[a] + t_row[b]
-            pair_strength[e - e0] = 0.5 * (t_row[a] + t_row[b]) + entry_bonus[e] + form_sd * normal(st)
-            pair_boards[e - e0] = 0
-        sigma = field_sigma(field / (2.0 * (e1 - e0)), sigma_slope, sigma_floor)
-        for board in range(1, session_boards[s] + 1):
-            codes[board] = deal_board(n_deals, _vulnerability(board), st)
-        t = trav_start[s]
-        for r in range(row_start[s], row_start[s + 1]):
-            ns, ew = row_ns[r], row_ew[r]
+    for s in range(sessions.index.shape[0]):
+        seed_stream(st, key, _PLAY_SALT, sessions.index[s])
+        t_row = strength[sessions.week[s]]
+        e0, e1 = sessions.entry_start[s], sessions.entry_start[s + 1]
+        sigma = _session_form(t_row, entries, e0, e1, model, st, pair_strength)
+        pair_boards[:e1 - e0] = 0
+        for board in range(1, sessions.boards[s] + 1):
+            codes[board] = deal_board(deals.n_deals, _vulnerability(board), st)
+        t = sessions.trav_start[s]
+        for r in range(rows.start[s], rows.start[s + 1]):
+            ns, ew = rows.ns[r], rows.ew[r]
             s_ns, s_ew = pair_strength[ns], pair_strength[ew]
-            for k in range(row_n_boards[r]):
-                board = row_first_board[r] + k
-                out_round[t] = row_round[r]
-                out_board[t] = board
-                out_table[t] = row_table[r]
-                out_ns[t, 0], out_ns[t, 1] = entry_a[e0 + ns], entry_b[e0 + ns]
-                out_ew[t, 0], out_ew[t, 1] = entry_a[e0 + ew], entry_b[e0 + ew]
-                out_score[t] = draw_ns_score(pool_scores, pool_thresholds, codes[board], s_ns, s_ew, alpha,
-                                             sigma, st)
+            for k in range(rows.n_boards[r]):
+                board = rows.first_board[r] + k
+                score = draw_ns_score(deals.scores, deals.thresholds, codes[board], s_ns, s_ew, model.alpha,
+                                      sigma, st)
+                _write(out, t, rows.round[r], board, rows.table[r], entries, e0 + ns, e0 + ew, score)
                 t += 1
-            pair_boards[ns] += row_n_boards[r]
-            pair_boards[ew] += row_n_boards[r]
-        if card_play:
-            for e in range(e0, e1):
-                if pair_boards[e - e0] == 0:
-                    continue
-                for k in range(2):
-                    p = entry_a[e] if k == 0 else entry_b[e]
-                    imps, played = draw_imps_lost(t_row[p], pair_boards[e - e0], il_base, il_slope, il_floor,
-                                                  dummy_share, st)
-                    card_boards[p] += played
-                    card_imps[p] += imps
+            pair_boards[ns] += rows.n_boards[r]
+            pair_boards[ew] += rows.n_boards[r]
+        if model.card_play:
+            _card_play(t_row, entries, e0, e1, pair_boards, model, st, card)
 
 
 @kernel
-def play_swiss_sessions(key, session_index, session_week, is_teams, imps_scoring, session_rounds, session_bpr,
-                        entry_start, entry_a, entry_b, entry_bonus, entry_team, trav_start, strength, form_sd,
-                        alpha, sigma_slope, sigma_floor, pool_scores, pool_thresholds, n_deals, card_play,
-                        il_base, il_slope, il_floor, dummy_share, butler_trim, out_round, out_board, out_table,
-                        out_ns, out_ew, out_score, card_boards, card_imps):
+def _session_form(t_row, entries, e0, e1, model, st, pair_strength):
+    """Each pair's strength for the session (grade points) into ``pair_strength``; returns the noise scale.
+
+    Mean true strength of the two players + the partnership bonus + form ~
+    N(0, form_sd), drawn in entry order; the scale comes from the field's
+    mean true strength (``field_sigma``).
+    """
+    field = 0.0
+    for e in range(e0, e1):
+        a, b = entries.a[e], entries.b[e]
+        field += t_row[a] + t_row[b]
+        pair_strength[e - e0] = 0.5 * (t_row[a] + t_row[b]) + entries.bonus[e] + model.form_sd * normal(st)
+    return field_sigma(field / (2.0 * (e1 - e0)), model.sigma_slope, model.sigma_floor)
+
+
+@kernel
+def _write(out, t, rnd, board, table, entries, ns, ew, score):
+    """Traveller row t: round, board, table, the NS and EW entries' players, the NS score."""
+    out.round[t] = rnd
+    out.board[t] = board
+    out.table[t] = table
+    out.ns[t, 0], out.ns[t, 1] = entries.a[ns], entries.b[ns]
+    out.ew[t, 0], out.ew[t, 1] = entries.a[ew], entries.b[ew]
+    out.score[t] = score
+
+
+@kernel
+def _card_play(t_row, entries, e0, e1, pair_boards, model, st, card):
+    """Each player's IMPs lost against double dummy over the boards its pair played, added to ``card``."""
+    for e in range(e0, e1):
+        if pair_boards[e - e0] == 0:
+            continue
+        for k in range(2):
+            p = entries.a[e] if k == 0 else entries.b[e]
+            lost, played = draw_imps_lost(t_row[p], pair_boards[e - e0], model.il_base, model.il_slope,
+                                          model.il_floor, model.dummy_share, st)
+            card.boards[p] += played
+            card.imps[p] += lost
+
+
+@kernel
+def play_swiss_sessions(key, sessions, entries, strength, deals, model, out, card):
     """Play Swiss pairs and Swiss teams sessions, pairing each round from the standings.
 
-    Entrants are the session's pairs (Swiss pairs) or its teams (Swiss teams:
-    ``entry_team`` groups two pair entries a team).  Round r plays boards
+    sessions: ``SwissSessions``; the rest as ``play_sessions``.  Entrants
+    are the session's pairs (Swiss pairs) or its teams (Swiss teams:
+    ``entries.team`` groups two pair entries a team).  Round r plays boards
     r·bpr+1 .. (r+1)·bpr at every table.  Round 1 is a random draw, later
     rounds ``swiss_pair_round`` on the standings (straight down, repeats
     allowed, when no repeat-free pairing exists).  Standings: match MP % for
@@ -123,121 +229,140 @@ def play_swiss_sessions(key, session_index, session_week, is_teams, imps_scoring
     written from trav_start[s]: rounds × tables × boards.
     """
     st = np.empty(1, np.uint64)
-    for s in range(session_index.shape[0]):
-        seed_stream(st, key, _PLAY_SALT, session_index[s])
-        t_row = strength[session_week[s]]
-        e0, e1 = entry_start[s], entry_start[s + 1]
-        n_e = e1 - e0
-        pair_strength = np.empty(n_e)
-        pair_boards = np.zeros(n_e, np.int64)
-        field = 0.0
-        for e in range(e0, e1):
-            field += t_row[entry_a[e]] + t_row[entry_b[e]]
-            pair_strength[e - e0] = (0.5 * (t_row[entry_a[e]] + t_row[entry_b[e]]) + entry_bonus[e]
-                                     + form_sd * normal(st))
-        sigma = field_sigma(field / (2.0 * n_e), sigma_slope, sigma_floor)
-        teams = is_teams[s]
-        if teams:
-            n = 0
-            for e in range(e0, e1):
-                n = max(n, entry_team[e] + 1)
-            members = np.full((n, 2), -1, np.int64)
-            for e in range(e0, e1):
-                k = entry_team[e]
-                members[k, 0 if members[k, 0] < 0 else 1] = e - e0
-        else:
-            n = n_e
-            members = np.empty((n, 2), np.int64)
-            for k in range(n):
-                members[k, 0] = k
-                members[k, 1] = k
+    for s in range(sessions.index.shape[0]):
+        seed_stream(st, key, _PLAY_SALT, sessions.index[s])
+        t_row = strength[sessions.week[s]]
+        e0, e1 = sessions.entry_start[s], sessions.entry_start[s + 1]
+        pair_strength = np.empty(e1 - e0)
+        pair_boards = np.zeros(e1 - e0, np.int64)
+        sigma = _session_form(t_row, entries, e0, e1, model, st, pair_strength)
+        teams = sessions.is_teams[s]
+        members = _swiss_entrants(entries.team, e0, e1, teams)
+        n = members.shape[0]
         played = np.zeros((n, n), np.bool_)
         had_bye = np.zeros(n, np.bool_)
         points = np.zeros(n)
         order = np.empty(n, np.int64)
-        half = n // 2
-        a = np.empty(half, np.int64)
-        b = np.empty(half, np.int64)
-        bpr = session_bpr[s]
-        per_table = 2 if teams else 1
-        tables = half * per_table
-        scores = np.empty(tables, np.int32)
-        value = np.empty(tables)
-        t = trav_start[s]
-        for r in range(session_rounds[s]):
-            if r == 0:
-                swiss_first_round(n, np.empty(0, np.int64), st, order)
-                for m in range(half):
-                    a[m], b[m] = order[2 * m], order[2 * m + 1]
-                bye = order[n - 1] if n % 2 == 1 else -1
-            else:
-                neg = -points
-                order[:] = np.argsort(neg, kind="mergesort")
-                bye = swiss_pair_round(order, played, had_bye, a, b)
-                if bye == -2:  # no repeat-free pairing: straight down the standings
-                    bye = order[n - 1] if n % 2 == 1 else -1
-                    k = 0
-                    for i in range(n):
-                        if order[i] != bye:
-                            if k % 2 == 0:
-                                a[k // 2] = order[i]
-                            else:
-                                b[k // 2] = order[i]
-                            k += 1
+        a = np.empty(n // 2, np.int64)
+        b = np.empty(n // 2, np.int64)
+        t = sessions.trav_start[s]
+        for r in range(sessions.rounds[s]):
+            bye = _pair_swiss_round(r, n, points, played, had_bye, st, order, a, b)
             if bye >= 0:
                 had_bye[bye] = True
-            margin = np.zeros(half)
-            for q in range(bpr):
-                board = r * bpr + q + 1
-                code = deal_board(n_deals, _vulnerability(board), st)
-                for m in range(half):
-                    x, y = a[m], b[m]
-                    for h in range(per_table):
-                        ns = members[x, 0] if h == 0 else members[y, 0]
-                        ew = members[y, 1] if h == 0 else members[x, 1]
-                        if not teams:
-                            ns, ew = members[x, 0], members[y, 0]
-                        score = draw_ns_score(pool_scores, pool_thresholds, code, pair_strength[ns],
-                                              pair_strength[ew], alpha, sigma, st)
-                        out_round[t] = r + 1
-                        out_board[t] = board
-                        out_table[t] = m * per_table + h + 1
-                        out_ns[t, 0], out_ns[t, 1] = entry_a[e0 + ns], entry_b[e0 + ns]
-                        out_ew[t, 0], out_ew[t, 1] = entry_a[e0 + ew], entry_b[e0 + ew]
-                        out_score[t] = score
-                        scores[m * per_table + h] = score
-                        pair_boards[ns] += 1
-                        pair_boards[ew] += 1
-                        t += 1
-                if teams:
-                    for m in range(half):
-                        margin[m] += imps(scores[2 * m] - scores[2 * m + 1])
-                elif imps_scoring[s]:
-                    board_butler(scores[:tables], butler_trim, value[:tables])
-                    for m in range(half):
-                        margin[m] += value[m]
+            margin = np.zeros(n // 2)
+            t = _play_swiss_round(r, sessions.bpr[s], teams, sessions.imps_scoring[s], members, a, b, entries, e0,
+                                  pair_strength, pair_boards, deals, model, sigma, st, out, t, margin)
+            _update_standings(a, b, margin, teams or sessions.imps_scoring[s], sessions.bpr[s], played, points)
+        if model.card_play:
+            _card_play(t_row, entries, e0, e1, pair_boards, model, st, card)
+
+
+@kernel
+def _swiss_entrants(entry_team, e0, e1, teams):
+    """(n, 2) entry offsets of each entrant: a team's two pairs, or a pair twice."""
+    if teams:
+        n = 0
+        for e in range(e0, e1):
+            n = max(n, entry_team[e] + 1)
+        members = np.full((n, 2), -1, np.int64)
+        for e in range(e0, e1):
+            k = entry_team[e]
+            members[k, 0 if members[k, 0] < 0 else 1] = e - e0
+        return members
+    members = np.empty((e1 - e0, 2), np.int64)
+    for k in range(e1 - e0):
+        members[k, 0] = k
+        members[k, 1] = k
+    return members
+
+
+@kernel
+def _pair_swiss_round(r, n, points, played, had_bye, st, order, a, b):
+    """Round r's matches into a, b; returns the entrant with the bye (-1 none).
+
+    Round 1 is a random draw; later rounds pair the standings without
+    repeats, or straight down the standings when no repeat-free pairing
+    exists.
+    """
+    half = n // 2
+    if r == 0:
+        swiss_first_round(n, np.empty(0, np.int64), st, order)
+        for m in range(half):
+            a[m], b[m] = order[2 * m], order[2 * m + 1]
+        return order[n - 1] if n % 2 == 1 else -1
+    neg = -points
+    order[:] = np.argsort(neg, kind="mergesort")
+    bye = swiss_pair_round(order, played, had_bye, a, b)
+    if bye == -2:  # no repeat-free pairing: straight down the standings
+        bye = order[n - 1] if n % 2 == 1 else -1
+        k = 0
+        for i in range(n):
+            if order[i] != bye:
+                if k % 2 == 0:
+                    a[k // 2] = order[i]
                 else:
-                    board_matchpoints(scores[:tables], tables, False, value[:tables])
-                    for m in range(half):
-                        margin[m] += value[m] / bpr
+                    b[k // 2] = order[i]
+                k += 1
+    return bye
+
+
+@kernel
+def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, pair_strength, pair_boards, deals,
+                      model, sigma, st, out, t, margin):
+    """Play round r's boards at every table from traveller t; each match's margin into ``margin``.
+
+    Margin: team IMPs (teams), Butler IMPs (IMP Swiss pairs) or MP % per
+    board (MP Swiss pairs), from entrant a's side.  Returns the next
+    traveller row.
+    """
+    half = a.shape[0]
+    per_table = 2 if teams else 1
+    tables = half * per_table
+    scores = np.empty(tables, np.int32)
+    value = np.empty(tables)
+    for q in range(bpr):
+        board = r * bpr + q + 1
+        code = deal_board(deals.n_deals, _vulnerability(board), st)
+        for m in range(half):
+            x, y = a[m], b[m]
+            for h in range(per_table):
+                ns = members[x, 0] if h == 0 else members[y, 0]
+                ew = members[y, 1] if h == 0 else members[x, 1]
+                if not teams:
+                    ns, ew = members[x, 0], members[y, 0]
+                score = draw_ns_score(deals.scores, deals.thresholds, code, pair_strength[ns], pair_strength[ew],
+                                      model.alpha, sigma, st)
+                _write(out, t, r + 1, board, m * per_table + h + 1, entries, e0 + ns, e0 + ew, score)
+                scores[m * per_table + h] = score
+                pair_boards[ns] += 1
+                pair_boards[ew] += 1
+                t += 1
+        if teams:
             for m in range(half):
-                x, y = a[m], b[m]
-                played[x, y] = True
-                played[y, x] = True
-                if teams or imps_scoring[s]:
-                    vp = victory_points(margin[m], bpr)
-                    points[x] += vp
-                    points[y] += 20.0 - vp
-                else:
-                    points[x] += margin[m]
-                    points[y] += 100.0 - margin[m]
-        if card_play:
-            for e in range(e0, e1):
-                if pair_boards[e - e0] == 0:
-                    continue
-                for k in range(2):
-                    p = entry_a[e] if k == 0 else entry_b[e]
-                    imps_, played_ = draw_imps_lost(t_row[p], pair_boards[e - e0], il_base, il_slope, il_floor,
-                                                    dummy_share, st)
-                    card_boards[p] += played_
-                    card_imps[p] += imps_
+                margin[m] += imps(scores[2 * m] - scores[2 * m + 1])
+        elif imps_scoring:
+            board_butler(scores[:tables], model.butler_trim, value[:tables])
+            for m in range(half):
+                margin[m] += value[m]
+        else:
+            board_matchpoints(scores[:tables], tables, False, value[:tables])
+            for m in range(half):
+                margin[m] += value[m] / bpr
+    return t
+
+
+@kernel
+def _update_standings(a, b, margin, in_vps, bpr, played, points):
+    """Record the round's meetings and add each side's VPs (or match MP %) to the standings."""
+    for m in range(a.shape[0]):
+        x, y = a[m], b[m]
+        played[x, y] = True
+        played[y, x] = True
+        if in_vps:
+            vp = victory_points(margin[m], bpr)
+            points[x] += vp
+            points[y] += 20.0 - vp
+        else:
+            points[x] += margin[m]
+            points[y] += 100.0 - margin[m]

@@ -19,3 +19,4 @@ from .ppi import *  # noqa: F401,F403
 from .imps_lost import *  # noqa: F401,F403
 from .kalman import *  # noqa: F401,F403
 from .offline import *  # noqa: F401,F403
+from .simulate import *  # noqa: F401,F403

@@ -1,0 +1,81 @@
+"""The play kernels against their plain-Python twin (tests/naive/simulate.py)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import naive
+from simcore.bridge.model import BridgeModelParams, build_pool
+from simcore.simulate.play import CardTotals, Deals, Entries, PlayModel, Rows, Sessions, Travellers, play_sessions
+
+PARAMS = BridgeModelParams()
+
+
+@pytest.fixture(scope="module")
+def pool():
+    return build_pool(PARAMS, np.uint64(77), n_deals=256)
+
+
+def _random_sessions(rng, n_players):
+    """1..3 sessions: random pairs of distinct players, random rows (any round, table, entries and boards)."""
+    out = []
+    for _ in range(rng.integers(1, 4)):
+        n = int(rng.integers(2, 9))
+        players = rng.permutation(n_players)[:2 * n]
+        pairs = [(int(players[2 * i]), int(players[2 * i + 1])) for i in range(n)]
+        boards = int(rng.integers(1, 13))
+        rows = []
+        for _ in range(rng.integers(1, 10)):
+            ns, ew = rng.choice(n, 2, replace=False)
+            first = int(rng.integers(1, boards + 1))
+            rows.append((int(rng.integers(1, 5)), int(rng.integers(1, 7)), int(ns), int(ew), first,
+                         int(rng.integers(1, boards - first + 2))))
+        out.append(dict(pairs=pairs, bonus=rng.normal(0, 1, n).tolist(), boards=boards, rows=rows,
+                        week=int(rng.integers(0, 2)), index=int(rng.integers(0, 10**6))))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 2**64 - 1), st.booleans())
+def test_play_sessions_matches_reference(pool, seed, key, card_play):
+    rng = np.random.default_rng(seed)
+    P = 40
+    strength = rng.normal(50, 8, (2, P))
+    sess = _random_sessions(rng, P)
+    cat = lambda f, dt: np.array([x for s in sess for x in f(s)], dt)  # noqa: E731
+    entry_start = np.cumsum([0] + [len(s["pairs"]) for s in sess]).astype(np.int64)
+    row_start = np.cumsum([0] + [len(s["rows"]) for s in sess]).astype(np.int64)
+    per = [sum(r[5] for r in s["rows"]) for s in sess]
+    trav_start = np.cumsum([0] + per).astype(np.int64)
+    T = int(trav_start[-1])
+    rows = cat(lambda s: s["rows"], np.int64).reshape(-1, 6)
+    sessions = Sessions(cat(lambda s: [s["index"]], np.int64), cat(lambda s: [s["week"]], np.int32),
+                        cat(lambda s: [s["boards"]], np.int32), entry_start, trav_start[:-1])
+    entries = Entries(cat(lambda s: [a for a, _ in s["pairs"]], np.int32), cat(lambda s: [b for _, b in s["pairs"]],
+                      np.int32), cat(lambda s: s["bonus"], np.float64), np.full(entry_start[-1], -1, np.int32))
+    seats = Rows(row_start, rows[:, 0].astype(np.int32), rows[:, 1].astype(np.int32), rows[:, 2], rows[:, 3],
+                 rows[:, 4].astype(np.int32), rows[:, 5])
+    model = PlayModel(0.9, PARAMS.alpha, PARAMS.sigma_slope, PARAMS.sigma_floor, card_play, PARAMS.imps_lost_base,
+                      PARAMS.imps_lost_slope, PARAMS.imps_lost_floor, PARAMS.dummy_share, 1)
+    out = Travellers(np.empty(T, np.int32), np.empty(T, np.int32), np.empty(T, np.int32), np.empty((T, 2), np.int32),
+                     np.empty((T, 2), np.int32), np.empty(T, np.int32))
+    card = CardTotals(np.zeros(P, np.int64), np.zeros(P))
+    play_sessions(np.uint64(key), sessions, entries, seats, strength, Deals(pool.scores, pool.thresholds,
+                  pool.n_deals), model, out, card)
+    want_boards, want_imps = np.zeros(P, np.int64), np.zeros(P)
+    for s, x in enumerate(sess):
+        trav, totals = naive.play_session(key, x["index"], x["boards"], x["pairs"], x["bonus"], x["rows"],
+                                          strength[x["week"]].tolist(), 0.9, PARAMS, pool.scores.tolist(),
+                                          pool.thresholds.tolist(), pool.n_deals)
+        lo = trav_start[s]
+        got = [(int(out.round[t]), int(out.board[t]), int(out.table[t]), tuple(out.ns[t].tolist()),
+                tuple(out.ew[t].tolist()), int(out.score[t])) for t in range(lo, lo + len(trav))]
+        assert got == trav
+        for p, (n, lost) in totals.items():
+            want_boards[p] += n
+            want_imps[p] += lost
+    if card_play:
+        assert card.boards.tolist() == want_boards.tolist()
+        np.testing.assert_allclose(card.imps, want_imps, rtol=0, atol=1e-12)
+    else:
+        assert not card.boards.any() and not card.imps.any()
