@@ -204,7 +204,7 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
         _count_rounds(s, trav, sess.pair_start, pairs, out, last_round)
 
 
-@kernel
+@kernel(refcount=False)  # a small step called per session or row: no reference counting
 def _seat_pairs(s, trav, pair_start, pairs, out, seen):
     """Each traveller's NS and EW entries, each entry's players and the directions it sat (``seen``)."""
     e0 = pair_start[s]
@@ -262,7 +262,7 @@ def _score_boards(s, trav, sc, neuberg, butler_trim, out, by_board, scores, mp, 
         j = k
 
 
-@kernel
+@kernel(refcount=False)  # a small step called per session or row: no reference counting
 def _pair_results(s, trav_start, sess, pairs, out, seen, error):
     """Each pair's session score from its own direction, its boards, direction and group."""
     sc = sess.scoring[s]
@@ -288,7 +288,7 @@ def _pair_results(s, trav_start, sess, pairs, out, seen, error):
             pairs.group[e] = 0
 
 
-@kernel
+@kernel(refcount=False)  # a small step called per session or row: no reference counting
 def _rank_in_groups(e0, e1, pairs):
     """Rank within groups: pairs beaten + half the ties, and the pairs ranked against."""
     for e in range(e0, e1):
@@ -305,7 +305,7 @@ def _rank_in_groups(e0, e1, pairs):
         pairs.n_ranked[e] = ranked
 
 
-@kernel
+@kernel(refcount=False)  # a small step called per session or row: no reference counting
 def _count_rounds(s, trav, pair_start, pairs, out, last_round):
     """Distinct rounds each pair played (travellers are sorted by round)."""
     e0, e1 = pair_start[s], pair_start[s + 1]
@@ -402,7 +402,7 @@ def _session_matches(trav, sess, out, pair_team, matches, error):
             i = r_end
 
 
-@kernel
+@kernel(refcount=False)  # a small step called per session or row: no reference counting
 def _other_room(t, i, r_end, is_ns, my_team, their_team, trav_board, out, pair_team):
     """The row in rows [i, r_end) where the two teams' other pairs play traveller t's board, or -1."""
     for u in range(i, r_end):

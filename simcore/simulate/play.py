@@ -172,7 +172,7 @@ def play_sessions(key, sessions, entries, rows, strength, deals, model, out, car
             _card_play(t_row, entries, e0, e1, pair_boards, model, st, card)
 
 
-@kernel
+@kernel(refcount=False)  # a small step called per session or row: no reference counting
 def _session_form(t_row, entries, e0, e1, model, st, pair_strength):
     """Each pair's strength for the session (grade points) into ``pair_strength``; returns the noise scale.
 
@@ -188,7 +188,7 @@ def _session_form(t_row, entries, e0, e1, model, st, pair_strength):
     return field_sigma(field / (2.0 * (e1 - e0)), model.sigma_slope, model.sigma_floor)
 
 
-@kernel
+@kernel(refcount=False)  # a small step called per session or row: no reference counting
 def _write(out, t, rnd, board, table, entries, ns, ew, score):
     """Traveller row t: round, board, table, the NS and EW entries' players, the NS score."""
     out.round[t] = rnd
@@ -199,7 +199,7 @@ def _write(out, t, rnd, board, table, entries, ns, ew, score):
     out.score[t] = score
 
 
-@kernel
+@kernel(refcount=False)  # a small step called per session or row: no reference counting
 def _card_play(t_row, entries, e0, e1, pair_boards, model, st, card):
     """Each player's IMPs lost against double dummy over the boards its pair played, added to ``card``."""
     for e in range(e0, e1):
@@ -352,7 +352,7 @@ def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, p
     return t
 
 
-@kernel
+@kernel(refcount=False)  # a small step called per session or row: no reference counting
 def _update_standings(a, b, margin, in_vps, bpr, played, points):
     """Record the round's meetings and add each side's VPs (or match MP %) to the standings."""
     for m in range(a.shape[0]):
