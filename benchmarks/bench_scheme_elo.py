@@ -1,7 +1,8 @@
 """Elo pair ratings: one chunk of 13-table two-winner sessions (5000 sessions)."""
 import numpy as np
 
-from simcore.schemes import PlayerTable, elo_pairs, make_scheme
+from simcore.bench.synthetic import synthetic_pairs
+from simcore.schemes import PlayerTable, make_scheme
 
 
 class EloApply:
@@ -9,7 +10,7 @@ class EloApply:
     param_names = ["update"]
 
     def setup(self, update):
-        self.scored = elo_pairs.synthetic_pairs(5000, tables=13, n_players=400)
+        self.scored = synthetic_pairs(5000, tables=13, n_players=400)
         self.scheme = make_scheme("elo-pairs", {"update": update})
         n = 400
         self.players = PlayerTable(np.ones(n, bool), np.zeros(n, bool), np.full(n, np.nan))

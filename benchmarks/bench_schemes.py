@@ -5,7 +5,7 @@ fresh state and compiles the kernels by applying once.
 """
 import numpy as np
 
-from simcore.schemes import make_scheme, parse_variant
+from simcore.schemes import CARD_PLAY, make_scheme, parse_variant
 
 from ._workload import quarter
 
@@ -17,17 +17,17 @@ class _SchemeApply:
         self.engine, self.rep, self.chunk = quarter()
         name, overrides = parse_variant(self.variant)
         self.scheme = make_scheme(name, overrides)
-        self.card = name == "imps-lost"
+        self.card = self.scheme.reads == CARD_PLAY
         self.time_apply_quarter()
 
     def time_apply_quarter(self):
         state = self.scheme.new_state(self.rep.players, 1024)
         if self.card:
             card = self.chunk.card
-            self.scheme.apply(state, card, np.empty((len(card.player), 5)))
+            self.scheme.apply(state, card, np.empty((len(card.player), len(self.scheme.out_columns))))
             return
         state = self.scheme.grow(state, max(self.chunk.n_partnerships, 1))
-        out = None if getattr(self.scheme, "optional_out_after", False) else np.empty((self.chunk.scored.n_entries, 2))
+        out = None if self.scheme.optional_out_after else np.empty((self.chunk.scored.n_entries, 2))
         self.scheme.apply(state, self.chunk.scored, out)
 
 

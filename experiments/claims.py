@@ -35,7 +35,7 @@ import numpy as np
 
 from simcore import metrics
 from simcore.engine import run as run_engine
-from simcore.schemes import elo_pairs
+from simcore.probes import elo_k
 
 from ._report import Report, ci, paired, plt, show
 
@@ -232,7 +232,7 @@ def run(out, quick: bool = False, seed: int = 2026) -> dict:
             ("13-pair field, /√12, mini-matches", 12, True, "independent", 12.6, 15.4, "in line with 14"),
             ("13-pair field, no √n, one ranked field", 12, False, "field", 45.0, 55.0, "about 50"),
             ("13-pair field, /√12, one ranked field", 12, True, "field", 12.6, 15.4, "in line with 14")):
-        res = elo_pairs.simulate_adjustment_sd(32.0, 200.0, n, sqrt_n, model=model,
+        res = elo_k.simulate_adjustment_sd(32.0, 200.0, n, sqrt_n, model=model,
                                                sessions=50_000 if quick else 200_000, seed=seed)
         fig = {"mean": res["sd"], "ci": [res["sd"] - 1.96 * res["se"], res["sd"] + 1.96 * res["se"]]}
         _row(rows, curley, f"Curley sd, {name}", claim, fig, lo, hi, digits=1)

@@ -85,7 +85,7 @@ def test_fit_rejects_bad_input(args, message):
 # --- the scheme's grades ------------------------------------------------------------
 
 def rated(params, sessions, n_players):
-    scheme = elo.EloPairs(params)
+    scheme = elo.EloPairsScheme(params)
     scored = build(sessions)
     table = PlayerTable(np.ones(n_players, bool), np.ones(n_players, bool), np.full(n_players, np.nan))
     state = scheme.new_state(table, len(scored.partnership_players))

@@ -14,6 +14,7 @@ from simcore.results import (KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KI
                              KIND_SWISS_TEAMS)
 from simcore.schemes import PlayerTable, make_scheme
 from simcore.schemes import elo_pairs as elo
+from simcore.probes import elo_k
 
 DAY = 19000  # 2022-01-08
 
@@ -25,7 +26,7 @@ def players(n, initial_grade=None):
 
 def run(params, sessions, n_players=8, initial_grade=None):
     """Rate ``sessions`` in one chunk; returns (scheme, state, scored, out_after)."""
-    scheme = elo.EloPairs(params)
+    scheme = elo.EloPairsScheme(params)
     scored = build(sessions)
     state = scheme.new_state(players(n_players, initial_grade), len(scored.partnership_players))
     out = np.full((scored.n_entries, 2), -1.0)
@@ -52,7 +53,7 @@ def test_kernel_matches_reference(seed, update, n_established, k_provisional, re
     init = np.where(rng.random(n_players) < 0.5, np.nan, rng.normal(50, 6, n_players))
     params = elo.Params(update=update, established_sessions=n_established, k_provisional=k_provisional,
                         ref_weight=ref_weight, stale_years=stale_years, top_rating=top_rating)
-    scheme = elo.EloPairs(params)
+    scheme = elo.EloPairsScheme(params)
     state = scheme.new_state(players(n_players, init), 1)
     ref = naive.NaiveElo(params, state.player_seed)
     cuts = sorted(rng.choice(np.arange(1, len(sessions)), n_chunks - 1, replace=False)) if n_chunks > 1 else []
@@ -320,7 +321,7 @@ def test_one_grade_point_is_the_session_ranking_edge_of_one_mp_percent():
 # --- state growth, bad input ----------------------------------------------------------
 
 def test_grow_keeps_the_ratings_and_apply_asks_for_it():
-    scheme = elo.EloPairs(elo.Params(established_sessions=0, update="running"))
+    scheme = elo.EloPairsScheme(elo.Params(established_sessions=0, update="running"))
     state = scheme.new_state(players(4), 1)
     ids = {}
     first = build([session(DAY, KIND_HOWELL, [(0, 1), (2, 3)], [1, 0])], ids)
@@ -347,7 +348,7 @@ def _one():
     ("order", np.array([1], np.int32), "order is not a permutation"),
 ])
 def test_bad_input_names_the_field_and_value(field, value, message):
-    scheme = elo.EloPairs()
+    scheme = elo.EloPairsScheme()
     scored = _one()
     setattr(scored, field, value)
     with pytest.raises(ValueError, match=message):
@@ -355,7 +356,7 @@ def test_bad_input_names_the_field_and_value(field, value, message):
 
 
 def test_bad_match_rows_are_rejected():
-    scheme = elo.EloPairs()
+    scheme = elo.EloPairsScheme()
     s = session(DAY, KIND_SWISS_TEAMS, [(0, 1), (2, 3), (4, 5), (6, 7)], team_matches=[(0, 1, 1.0)])
     scored = build([s])
     scored.match_result = scored.match_result.copy()
@@ -370,7 +371,7 @@ def test_bad_match_rows_are_rejected():
 
 
 def test_partnership_ids_must_keep_their_players():
-    scheme = elo.EloPairs()
+    scheme = elo.EloPairsScheme()
     state = scheme.new_state(players(6), 4)
     scheme.apply(state, _one(), np.empty((2, 2)))
     other = build([session(DAY + 1, KIND_HOWELL, [(0, 4), (2, 3)], [1, 0])])  # id 0 again
@@ -379,7 +380,7 @@ def test_partnership_ids_must_keep_their_players():
 
 
 def test_sessions_must_come_in_date_order():
-    scheme = elo.EloPairs()
+    scheme = elo.EloPairsScheme()
     state = scheme.new_state(players(4), 2)
     scheme.apply(state, _one(), np.empty((2, 2)))
     early = build([session(DAY - 1, KIND_HOWELL, [(0, 1), (2, 3)], [1, 0])])
@@ -406,7 +407,7 @@ def test_variant_parameters_reach_the_scheme():
     assert scheme.params.update == "running" and scheme.params.k == 24.0
     assert scheme.params.established_sessions == 5
     with pytest.raises(ValueError, match=r"fit_tol=-1.0 must be > 0"):
-        elo.EloPairs(elo.Params(fit_tol=-1.0))
+        elo.EloPairsScheme(elo.Params(fit_tol=-1.0))
 
 
 # --- seed 004's claims about K and √n, from the Elo model ------------------------------
@@ -415,7 +416,7 @@ def test_variant_parameters_reach_the_scheme():
 def test_adjustment_sd_claims(n, divide, claim):
     """K = 32, 200-point gap: sd ≈ 14 head-to-head, ≈ 50 in a 13-pair field
     without √n, ≈ 14 again with it (independent mini-matches, as the seed assumes)."""
-    sim = elo.simulate_adjustment_sd(32, 200, n, divide, "independent", sessions=40000, seed=n)
+    sim = elo_k.simulate_adjustment_sd(32, 200, n, divide, "independent", sessions=40000, seed=n)
     e = sim["expected"]
     exact = 32 * math.sqrt(n * e * (1 - e)) / (math.sqrt(n) if divide else 1)
     assert abs(sim["sd"] - exact) < 4 * sim["se"]
@@ -436,7 +437,7 @@ def test_adjustment_sd_in_one_ranked_field():
     m2 = integrate.quad(lambda g: pg(g) ** 2 * dens(g), lo, hi, epsabs=1e-13)[0]
     assert m1 == pytest.approx(float(elo.expected_score(200, 0)), abs=1e-9)
     var_a = 12 * (m1 - m2) + 144 * (m2 - m1 ** 2)
-    sim = elo.simulate_adjustment_sd(32, 200, 12, True, "field", sessions=40000, seed=3)
+    sim = elo_k.simulate_adjustment_sd(32, 200, 12, True, "field", sessions=40000, seed=3)
     assert abs(sim["sd"] - 32 * math.sqrt(var_a / 12)) < 4 * sim["se"]
     assert sim["sd"] > 13.7 + 4 * sim["se"]
 
@@ -445,15 +446,15 @@ def test_adjustment_sd_in_one_ranked_field():
 def test_rating_simulation_is_zero_sum_and_reproducible(model):
     """The helper for the stationary rating sd: every session moves the field's
     ratings by amounts summing to zero (equal K, one outcome per couple)."""
-    a = elo.simulate_rating_sd(32, 200, 12, True, model, sessions=40, replicates=30, seed=5)
-    b = elo.simulate_rating_sd(32, 200, 12, True, model, sessions=40, replicates=30, seed=5)
+    a = elo_k.simulate_rating_sd(32, 200, 12, True, model, sessions=40, replicates=30, seed=5)
+    b = elo_k.simulate_rating_sd(32, 200, 12, True, model, sessions=40, replicates=30, seed=5)
     np.testing.assert_allclose(a["ratings"].sum(axis=1), 200.0, atol=1e-8)
     assert a["sd"] == b["sd"] and a["sd"] > 0
-    assert elo.simulate_rating_sd(0, 200, 3, True, model, sessions=10, replicates=5)["sd"] == 0.0
+    assert elo_k.simulate_rating_sd(0, 200, 3, True, model, sessions=10, replicates=5)["sd"] == 0.0
 
 
 def test_new_state_rejects_bad_players():
-    scheme = elo.EloPairs()
+    scheme = elo.EloPairsScheme()
     with pytest.raises(ValueError, match=r"initial_grade\[1\]=inf is not finite"):
         scheme.new_state(players(2, [50.0, np.inf]), 1)
     with pytest.raises(ValueError, match="n_partnerships=-1 must be >= 0"):
@@ -464,4 +465,4 @@ def test_pair_start_must_cover_the_entries():
     scored = _one()
     scored.pair_start = np.array([0, 1], np.int64)
     with pytest.raises(ValueError, match=r"pair_start \(length 2, from \[0\] to \[1\]\) must rise from 0 to the 2"):
-        elo.EloPairs().apply(elo.EloPairs().new_state(players(4), 2), scored, np.empty((2, 2)))
+        elo.EloPairsScheme().apply(elo.EloPairsScheme().new_state(players(4), 2), scored, np.empty((2, 2)))

@@ -34,6 +34,20 @@ def test_dataset_is_labelled(traced):
     assert np.corrcoef(g[ok], last["true_strength"].values[ok])[0, 1] > 0.5
 
 
+
+def test_snapshot_extras_carry_their_code_labels(traced):
+    from simcore import metrics
+    _, ds, _ = traced
+    status = ds["ngs_status"]
+    assert status.attrs["extra"] == "status" and status.attrs["scheme_name"] == "ngs"
+    assert status.attrs["flag_meanings"] == "provisional evolving mature out_of_date"
+    assert (status.sel(scheme="ppi") == -1).all()  # another scheme's variant has no NGS status
+    assert ds["ppi_band"].attrs["flag_meanings"] == "club diamond heart spade"
+    by = metrics.accuracy_by(ds, "status", min_boards=0)
+    assert list(by["group"].values) == ["provisional", "evolving", "mature", "out of date"]
+    assert int(by["n"].sum()) > 0
+
+
 def test_every_variant_graded_the_same_results(traced):
     eng, _, _ = traced
     for r in (0, 1):

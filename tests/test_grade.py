@@ -151,19 +151,21 @@ def test_partnerships_need_a_scheme_that_has_them(tmp_path, capsys):
 
 
 class PairMeanPPI(ppi.PPIScheme):
-    """PPI plus a made-up partnership grade (mean of the two PPIs) through the pair_ratings hook."""
+    """PPI plus a made-up partnership grade (mean of the two PPIs) through the protocol's hook."""
+
+    partnership_switch = {}
 
     def __init__(self, partnership_players):
         super().__init__()
         self.pp = partnership_players
 
-    def pair_ratings(self, state, day):
+    def partnership_grades(self, state, day):
         g = state.ppi[self.pp].mean(axis=1)
         g[0] = np.nan  # a partnership without a grade gets no row
         return {"grade": g, "sessions": np.arange(len(g)), "players": self.pp}
 
 
-def test_partnership_table_from_the_pair_ratings_hook():
+def test_partnership_table_from_the_partnership_grades_hook():
     results, scored = two_clubs()
     E = len(scored.pair_players)
     scored.pair_partnership = np.arange(E, dtype=np.int32)

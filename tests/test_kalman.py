@@ -41,7 +41,7 @@ def test_kernel_matches_reference(seed, params, n_chunks):
     explicit = np.where(rng.random(N_PLAYERS) < 0.1, 47.0, np.nan)
     at_start = rng.random(N_PLAYERS) < 0.5
     p = kalman.Params(**params)
-    scheme = kalman.Kalman(p)
+    scheme = kalman.KalmanScheme(p)
     state = scheme.new_state(PlayerTable(members, at_start, explicit))
     ref = naive.NaiveKalman(p, members, explicit, at_start)
     pt = PartnershipTable()
@@ -66,7 +66,7 @@ def _fresh(scheme, n=24):
 
 
 def test_a_good_score_raises_the_pair_and_shrinks_its_variance():
-    scheme = kalman.Kalman()
+    scheme = kalman.KalmanScheme()
     sc = _one_session(60.0)
     state = _fresh(scheme, int(sc.pair_players.max()) + 1)
     out = np.empty((sc.n_entries, 2))
@@ -77,7 +77,7 @@ def test_a_good_score_raises_the_pair_and_shrinks_its_variance():
 
 
 def test_the_partner_with_the_wider_belief_takes_more_of_the_update():
-    scheme = kalman.Kalman()
+    scheme = kalman.KalmanScheme()
     sc = _one_session(60.0)
     state = _fresh(scheme, int(sc.pair_players.max()) + 1)
     a, b = sc.pair_players[0]
@@ -92,7 +92,7 @@ def test_the_partner_with_the_wider_belief_takes_more_of_the_update():
 
 def test_variance_grows_with_time_away_and_green_weight_counts():
     p = kalman.Params(drift=3.6525)  # 1 grade point² per 100 days
-    scheme = kalman.Kalman(p)
+    scheme = kalman.KalmanScheme(p)
     state = _fresh(scheme, 24)
     state.last[:] = 19000
     state.var[:] = 1.0

@@ -7,6 +7,7 @@ import pytest
 import xarray as xr
 
 from simcore import metrics
+from simcore.engine import session_stats
 
 TYPES = ["pickup", "regular", "near_exclusive", "guest", "online_single"]
 
@@ -37,7 +38,9 @@ def make_ds(grade, truth, home_club, *, times=None, ptype=None, partner=None, ac
         attrs={"partnership_types": json.dumps(TYPES),
                "scenario": json.dumps({"mixing": {"isolation_ends": isolation_ends}})})
     if status is not None:
-        ds["ngs_status"] = (("replicate", "scheme", "time", "player"), np.asarray(status, np.float32)[None])
+        ds["ngs_status"] = (("replicate", "scheme", "time", "player"), np.asarray(status, np.float32)[None],
+                            {"extra": "status", "scheme_name": "ngs",  # as engine.dataset labels a snapshot extra
+                             "flag_meanings": "provisional evolving mature out_of_date"})
     return ds
 
 
@@ -66,7 +69,7 @@ def test_accuracy_by_activity_and_status():
     np.testing.assert_allclose(by_s["bias"].values[0, 0], [1.0, np.nan, 0.5, 0.0])
     with pytest.raises(ValueError, match="choose club, activity, status or partnership"):
         metrics.accuracy_by(ds, "colour")
-    with pytest.raises(ValueError, match="needs an NGS variant"):
+    with pytest.raises(ValueError, match="needs a variant of a scheme that records a .status. extra"):
         metrics.accuracy_by(ds.drop_vars("ngs_status"), "status")
 
 
@@ -189,13 +192,13 @@ def test_fr18_direct_pair_grading_error_is_the_variance_of_grade_minus_truth():
                 trav_ns_mp=rng.uniform(0, 100, boards * n_tables), pair_start=np.array([0, n_pairs]),
                 pair_players=players, pair_score=rng.normal(50, 8, n_pairs), pair_group=np.zeros(n_pairs, int),
                 pair_boards=np.full(n_pairs, boards))
-    out = metrics.fr18_chunk(results, scored, grade_before, true_pair)
+    out = session_stats.fr18_chunk(results, scored, grade_before, true_pair)
     gpair = 0.5 * (grade_before[players[:, 0]] + grade_before[players[:, 1]])
     assert out["sessions"] == 1
     assert out["e_direct"] == pytest.approx(np.var(gpair - true_pair, ddof=1))
     # a constant offset of every pair (the session's level) is not a grading error
-    shifted = metrics.fr18_chunk(results, scored, grade_before, true_pair + 3.0)
+    shifted = session_stats.fr18_chunk(results, scored, grade_before, true_pair + 3.0)
     assert shifted["e_direct"] == pytest.approx(out["e_direct"])
     # grades equal to the truth: no pair-grading error at all
-    exact = metrics.fr18_chunk(results, scored, grade_before, gpair)
+    exact = session_stats.fr18_chunk(results, scored, grade_before, gpair)
     assert exact["e_direct"] == pytest.approx(0.0, abs=1e-12)

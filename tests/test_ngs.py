@@ -35,7 +35,7 @@ def scored_single(pct, boards=24, n_pairs=12, event=0, day=19000, kind=1):
 
 def test_padding_worked_example():
     # one 24-board session with session grade 60 for a newcomer at 42 -> current grade 43.5474 (SPEC)
-    scheme = ngs.NGS(ngs.Params(gain=1.0))
+    scheme = ngs.NGSScheme(ngs.Params(gain=1.0))
     sc = scored_single(60.0)   # partner and field at 50 (at start); probe player 0 a newcomer at 42?
     P = int(sc.pair_players.max()) + 1
     at_start = np.ones(P, bool)
@@ -56,7 +56,7 @@ def test_padding_worked_example():
 
 def test_spec_example_directly_through_the_decay():
     # SG exactly 60 at the default gain 2: partner at 50 and SOpp 50 need 2 (p - 50 + 50 - 46) = 18, p = 55
-    scheme = ngs.NGS(ngs.Params())
+    scheme = ngs.NGSScheme(ngs.Params())
     assert scheme.params.gain == 2.0
     sc = scored_single(55.0)
     P = int(sc.pair_players.max()) + 1
@@ -83,7 +83,7 @@ def test_aggregate_one_winner_is_refused():
     sess["winners"] = 1
     sess["kind"] = "howell"
     sc = score_results(build([sess], 60))
-    scheme = ngs.NGS()
+    scheme = ngs.NGSScheme()
     with pytest.raises(ValueError, match="aggregate-scored with one winner"):
         scheme.apply(scheme.new_state(table(60), 10), sc, np.empty((sc.n_entries, 2)))
 
@@ -147,7 +147,7 @@ def _compare_with_reference(seed, params, n_chunks, n_sessions, gaps=(1, 3, 7, 3
     members = rng.random(N_PLAYERS) > 0.1
     at_start = rng.random(N_PLAYERS) < 0.5
     explicit = np.where(rng.random(N_PLAYERS) < 0.1, 47.0, np.nan)
-    scheme = ngs.NGS(p)
+    scheme = ngs.NGSScheme(p)
     state = scheme.new_state(table(N_PLAYERS, members, at_start, explicit), 1)
     pt = PartnershipTable()
     ref = naive.NaiveNGS(p, members, at_start, explicit, track=10**9 if p.partnership_grades else 0)
@@ -273,7 +273,7 @@ def test_unknown_pairs_cause_no_drift():
     sess = random_session(rng, "howell", "mp", n_players=N_PLAYERS, full=True)
     members = np.ones(N_PLAYERS, bool)
     members[list(sess["rows"][0][3])[:1]] = False  # one guest in one pair
-    scheme = ngs.NGS(ngs.Params(gain=1.0, pad_boards=0.0))
+    scheme = ngs.NGSScheme(ngs.Params(gain=1.0, pad_boards=0.0))
     sc, state, out, before = run(scheme, [sess], members=members, at_start=np.ones(N_PLAYERS, bool))
     known = np.isfinite(before[:, 0])
     assert (~known).sum() == 1  # the guest's pair is not graded
@@ -295,7 +295,7 @@ def test_session_with_too_few_known_pairs_is_not_graded():
     members = np.ones(N_PLAYERS, bool)
     for a, _ in list(pairs)[: len(pairs) // 3 + 1]:  # a third or more unknown
         members[a] = False
-    _, _, out, _ = run(ngs.NGS(), [sess], members=members)
+    _, _, out, _ = run(ngs.NGSScheme(), [sess], members=members)
     assert np.isnan(out).all()
 
 
@@ -307,7 +307,7 @@ def test_rpcf_pulls_an_exclusive_pair_together():
         sc, _ = probe_results([50.0], boards=24, tables=6)
     # build directly: identical sessions with the pair (0, 1) at par 50 against a field of 50s
     def gaps(rpcf):
-        scheme = ngs.NGS(ngs.Params(rpcf=rpcf, pad_boards=0.0))
+        scheme = ngs.NGSScheme(ngs.Params(rpcf=rpcf, pad_boards=0.0))
         P = 1000
         explicit = np.full(P, np.nan)
         explicit[0], explicit[1] = 55.0, 45.0
@@ -330,7 +330,7 @@ def test_rpcf_pulls_an_exclusive_pair_together():
 
 def test_status_codes():
     from simcore.probes.decay import probe_results
-    scheme = ngs.NGS()
+    scheme = ngs.NGSScheme()
     sc, players = probe_results([50.0] * 60, boards=25, tables=6, sessions_per_week=2)
     state = scheme.new_state(players, len(sc.partnership_players))
     scheme.apply(state, sc, np.full((sc.n_entries, 2), np.nan))
@@ -354,7 +354,7 @@ def test_late_scored_and_corrected_sessions():
     p = ngs.Params(pad_boards=0.0)
     sc = score_results(res)
     assert list(sc.order) == [0, 2, 3, 1]
-    scheme = ngs.NGS(p)
+    scheme = ngs.NGSScheme(p)
     state = scheme.new_state(table(N_PLAYERS, at_start=np.ones(N_PLAYERS, bool)), len(sc.partnership_players))
     out = np.full((sc.n_entries, 2), np.nan)
     scheme.apply(state, sc, out)
@@ -367,7 +367,7 @@ def test_late_scored_and_corrected_sessions():
     res2.session_scored_on[4] = res2.session_day[3] + 2
     res2.session_replaces = np.array([-1, -1, -1, -1, 2], np.int32)
     sc2 = score_results(res2)
-    scheme2 = ngs.NGS(p)
+    scheme2 = ngs.NGSScheme(p)
     state2 = scheme2.new_state(table(N_PLAYERS, at_start=np.ones(N_PLAYERS, bool)), len(sc2.partnership_players))
     out2 = np.full((sc2.n_entries, 2), np.nan)
     scheme2.apply(state2, sc2, out2)

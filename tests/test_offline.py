@@ -30,7 +30,7 @@ def test_sparse_solve_matches_dense_model(seed, drift, period_days, n_chunks):
         sessions.append(sess)
     at_start = rng.random(N_PLAYERS) < 0.5
     p = offline.Params(drift=drift, period_days=period_days, rtol=1e-12)
-    scheme = offline.Offline(p)
+    scheme = offline.OfflineScheme(p)
     state = scheme.new_state(PlayerTable(np.ones(N_PLAYERS, bool), at_start, np.full(N_PLAYERS, np.nan)))
     pt = PartnershipTable()
     cuts = np.sort(rng.choice(np.arange(1, 8), size=n_chunks - 1, replace=False))

@@ -3,9 +3,10 @@
   simcore bench [--threads N] [--repeats K] [--json]
 
 The workload is the whole pipeline — world planning, movements, the bridge
-score model, scoring and all four schemes — on the built-in ``default``
+score model, scoring and the schemes — on the built-in ``default``
 scenario (about 1 300 players), 2 replicates of 2 simulated years, graded
-under ngs, ppi, elo-pairs and imps-lost.  Kernels are compiled (or loaded
+under every scheme's default variants (``schemes.default_schemes``; today
+ngs, ppi, elo-pairs and imps-lost).  Kernels are compiled (or loaded
 from numba's cache) by a short warm-up run first, so the figures exclude
 compilation.  The median of ``--repeats`` timed runs is reported.
 
@@ -35,7 +36,10 @@ import subprocess
 import sys
 import time
 
-from simcore.engine import ALL_SCHEMES, Engine
+from simcore.engine import Engine
+from simcore.schemes import default_schemes
+
+BENCH_SCHEMES = tuple(default_schemes())
 
 WORKLOAD = {"scenario": "default", "years": 2.0, "replicates": 2, "seed": 2026}
 PYTHON_SLICE = {"scenario": "default", "years": 6 / 52, "replicates": 1, "seed": 2026}
@@ -43,10 +47,10 @@ PYTHON_SLICE = {"scenario": "default", "years": 6 / 52, "replicates": 1, "seed":
 
 def time_pipeline(threads: int, repeats: int = 3, workload: dict = WORKLOAD) -> dict:
     """Median wall time of the workload with ``threads`` threads (after a warm-up run)."""
-    Engine(workload["scenario"], ALL_SCHEMES, 1, 4 / 52, 1, threads=threads).run()  # compile / load cache
+    Engine(workload["scenario"], BENCH_SCHEMES, 1, 4 / 52, 1, threads=threads).run()  # compile / load cache
     walls, pb = [], 0
     for _ in range(repeats):
-        engine = Engine(workload["scenario"], ALL_SCHEMES, workload["replicates"], workload["years"],
+        engine = Engine(workload["scenario"], BENCH_SCHEMES, workload["replicates"], workload["years"],
                         workload["seed"], threads=threads)
         t0 = time.perf_counter()
         engine.run()
@@ -60,7 +64,7 @@ def time_pipeline(threads: int, repeats: int = 3, workload: dict = WORKLOAD) -> 
 def _python_slice() -> None:
     """Run in the NUMBA_DISABLE_JIT=1 subprocess: time the slice, print JSON."""
     w = PYTHON_SLICE
-    engine = Engine(w["scenario"], ALL_SCHEMES, w["replicates"], w["years"], w["seed"], threads=1)
+    engine = Engine(w["scenario"], BENCH_SCHEMES, w["replicates"], w["years"], w["seed"], threads=1)
     t0 = time.perf_counter()
     engine.run()
     wall = time.perf_counter() - t0
@@ -86,8 +90,8 @@ def linearity(threads: int) -> list[dict]:
     """Wall time against players x years x replicates: one run of each LINEARITY case."""
     rows = []
     for scenario, years, reps in LINEARITY:
-        Engine(scenario, ALL_SCHEMES, 1, 2 / 52, 1, threads=threads).run()  # compile / load, build caches
-        engine = Engine(scenario, ALL_SCHEMES, reps, years, 2026, threads=threads)
+        Engine(scenario, BENCH_SCHEMES, 1, 2 / 52, 1, threads=threads).run()  # compile / load, build caches
+        engine = Engine(scenario, BENCH_SCHEMES, reps, years, 2026, threads=threads)
         t0 = time.perf_counter()
         engine.run()
         wall = time.perf_counter() - t0

@@ -51,8 +51,7 @@ def time_schemes(labels: str = DEFAULT, years: float = 0.5, repeats: int = 3) ->
         for k in range(1 + (1 if name in SLOW else repeats)):  # the first call compiles / imports
             state = scheme.new_state(players, len(sc.partnership_players) + 1)
             t0 = time.perf_counter()
-            scheme.apply(state, sc, None if getattr(scheme, "optional_out_after", False)
-                         else np.empty((sc.n_entries, 2)))
+            scheme.apply(state, sc, None if scheme.optional_out_after else np.empty((sc.n_entries, 2)))
             scheme.grades(state, int(sc.day.max()))
             if k or name in SLOW:
                 best = min(best, time.perf_counter() - t0)

@@ -39,7 +39,7 @@ import json
 import os
 
 from simcore.bench.floor import time_floor
-from simcore.bench.pipeline import ALL_SCHEMES, WORKLOAD, linearity, time_pipeline, time_python
+from simcore.bench.pipeline import BENCH_SCHEMES, WORKLOAD, linearity, time_pipeline, time_python
 
 
 def add_arguments(p) -> None:
@@ -57,7 +57,7 @@ def main(args) -> int:
         raise ValueError(f"--threads and --repeats must be at least 1 (got {args.threads}, {args.repeats})")
     fast = time_pipeline(args.threads, args.repeats)
     out = {"player_boards_per_s": fast["player_boards_per_s"], "ns_per_player_board": fast["ns_per_player_board"],
-           "threads": args.threads, "schemes": list(ALL_SCHEMES), "player_boards": fast["player_boards"],
+           "threads": args.threads, "schemes": list(BENCH_SCHEMES), "player_boards": fast["player_boards"],
            "wall_seconds": fast["wall_seconds"], "workload": WORKLOAD}
     one = fast if args.threads == 1 else (time_pipeline(1, args.repeats) if args.scaling else None)
     floor = time_floor(repeats=max(args.repeats, 3))
@@ -78,7 +78,7 @@ def main(args) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    print(f"pipeline ({', '.join(ALL_SCHEMES)}) on {WORKLOAD['scenario']}, {WORKLOAD['replicates']} replicates x "
+    print(f"pipeline ({', '.join(BENCH_SCHEMES)}) on {WORKLOAD['scenario']}, {WORKLOAD['replicates']} replicates x "
           f"{WORKLOAD['years']:g} years: {fast['player_boards'] / 1e6:.2f} M player-boards")
     print(f"  {args.threads} thread(s): {fast['ns_per_player_board']:.1f} ns per player-board, "
           f"{fast['player_boards_per_s'] / 1e6:.2f} M player-boards/s (median of {args.repeats})")

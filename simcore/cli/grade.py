@@ -41,9 +41,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from simcore.engine.replay import (grade_bundle, grade_results, has_partnership_grades, partnership_table,
-                                   read_bundle_folder, score, write_csv)
-from simcore.schemes import make_scheme, params_help, scheme_names
+from simcore.engine.replay import (grade_bundle, grade_results, partnership_table, read_bundle_folder, score,
+                                   write_csv)
+from simcore.schemes import CARD_PLAY, make_scheme, params_help, scheme_module, scheme_names
 
 
 # --- command line -----------------------------------------------------------------
@@ -123,26 +123,28 @@ def _holds_results(folder: Path) -> bool:
 
 
 def main(args) -> int:
-    make_scheme(args.scheme, parse_overrides(args.overrides))  # bad --set values fail before any import
+    scheme = make_scheme(args.scheme, parse_overrides(args.overrides))  # bad --set values fail before any import
     with contextlib.ExitStack() as stack:
-        return _grade(args, lambda paths: bundle_folder(paths, args.scheme == "imps-lost", stack))
+        return _grade(args, lambda paths: bundle_folder(paths, scheme.reads == CARD_PLAY, stack))
 
 
 def _grade(args, resolve) -> int:
     from simcore.cli.paths import Outputs
     overrides = parse_overrides(args.overrides)
-    if args.partnerships and args.scheme == "ngs":
-        overrides.setdefault("partnership_grades", "true")  # NGS keeps partnership histories only on request
+    switch = scheme_module(args.scheme).SCHEME.partnership_switch
+    if args.partnerships and switch is None:
+        raise ValueError(f"{args.scheme} has no partnership-level grades; drop --partnerships")
+    if args.partnerships:
+        for key, value in switch.items():  # e.g. NGS keeps partnership histories only on request
+            overrides.setdefault(key, str(value))
     scheme = make_scheme(args.scheme, overrides)
-    if args.partnerships and not has_partnership_grades(scheme):
-        raise ValueError(f"{scheme.name} has no partnership-level grades; drop --partnerships")
     with Outputs() as outputs:  # output paths checked before the bundle is read
         out = outputs.file(args.out, "--out")
         partnerships = outputs.file(args.partnerships, "--partnerships") if args.partnerships else None
         paths = args.bundle
         args.bundle = resolve(paths)  # results files are imported only once the outputs are checked
         label = args.bundle if [args.bundle] == paths else ", ".join(paths)
-        if scheme.name == "imps-lost":
+        if scheme.reads == CARD_PLAY:
             table = grade_bundle(args.bundle, scheme)
             write_csv(out, table)
             print(f"graded {len(table['player'])} card-play records of {len(set(table['player']))} players "

@@ -30,13 +30,10 @@ years, wall_seconds and player_boards.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
 from simcore.cli import UsageError
-
-DEFAULT_SCHEMES = "ngs,ppi,elo-pairs,imps-lost"
 
 
 def add_arguments(parser) -> None:
@@ -45,8 +42,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--years", type=float, default=None, help="simulated years (default: the scenario's)")
     parser.add_argument("--replicates", type=int, default=1, help="independent replicate populations (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    parser.add_argument("--schemes", default=DEFAULT_SCHEMES,
-                        help=f"comma-separated scheme variants (default {DEFAULT_SCHEMES})")
+    from simcore.schemes import default_schemes
+    parser.add_argument("--schemes", default=None,
+                        help=f"comma-separated scheme variants (default {','.join(default_schemes())})")
     parser.add_argument("--snapshot", choices=("weekly", "monthly"), default=None,
                         help="snapshot frequency (default: the scenario's)")
     parser.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
@@ -60,19 +58,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace the results of a different run in --outdir (and an existing --bundle)")
-
-
-def _available_schemes(text: str) -> str:
-    """The default list less schemes missing from this build (with a warning)."""
-    from simcore.schemes import scheme_module
-    keep = []
-    for name in text.split(","):
-        try:
-            scheme_module(name)
-            keep.append(name)
-        except ModuleNotFoundError:
-            print(f"simcore run: scheme {name} is not available in this build; skipped", file=sys.stderr)
-    return ",".join(keep)
 
 
 _FIGURES = ("grade_vs_truth.png", "club_gap.png")
@@ -96,7 +81,8 @@ def default_outdir(identity: dict, default_snapshot: str) -> Path:
     when they are not the defaults, so runs that differ never share a folder by default."""
     import hashlib
     name = f"{identity['scenario']}-{identity['years']:g}y-{identity['replicates']}r-seed{identity['seed']}"
-    if identity["schemes"] != DEFAULT_SCHEMES.split(",") or identity["snapshot"] != default_snapshot:
+    from simcore.schemes import default_schemes
+    if identity["schemes"] != default_schemes() or identity["snapshot"] != default_snapshot:
         digest = hashlib.sha1(json.dumps([identity["schemes"], identity["snapshot"]]).encode()).hexdigest()[:6]
         name += f"-{digest}"
     return Path("simcore-out") / name
@@ -147,7 +133,7 @@ def main(args) -> int:
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads {args.threads}: give at least 1")
     scenario = load_scenario(args.scenario)
-    schemes = _available_schemes(args.schemes) if args.schemes == DEFAULT_SCHEMES else args.schemes
+    schemes = args.schemes  # None: every scheme's default variants (schemes.default_schemes)
     # every input is validated (Engine checks the scheme variants) and every output path checked
     # before the simulation starts
     try:

@@ -4,7 +4,7 @@
 independent replicate populations of a scenario week by week and grades
 every session under every requested scheme variant from the very same
 results (common random numbers), recording snapshots of true strengths and
-grades.  It returns an ``xarray.Dataset`` (see ``DATASET_DOC``).
+grades.  It returns an ``xarray.Dataset`` (see ``engine.dataset.DATASET_DOC``).
 
 The calendar is cut into chunks that end at snapshot times (every week or
 at the first week of each month).  For each chunk and replicate:
@@ -36,19 +36,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore.bridge.model import BridgeModelParams, build_pool
-from simcore.engine.dataset import DATASET_DOC, build_dataset
+from simcore.engine.dataset import build_dataset, extra_variable
+from simcore.engine.session_stats import fr18_chunk
 from simcore.results import Results, days_to_months
 from simcore.rng import child_key, replicate_keys
 from simcore.scenario import Scenario, load_scenario, with_overrides
-from simcore.schemes import PlayerTable, make_scheme, parse_variant, split_variants, variant_label
+from simcore.schemes import (CARD_PLAY, PlayerTable, default_schemes, make_scheme, parse_variant, scheme_names,
+                             split_variants, variant_label)
 from simcore.scoring import PartnershipTable
 from simcore.simulate.chunk import Chunk, PassA, simulate_chunk
 from simcore.world import World, active_on, build_world, strength_on
-
-ALL_SCHEMES = ("ngs", "ppi", "elo-pairs", "imps-lost")
-CARD_PLAY_SCHEMES = ("imps-lost",)
-# scheme extras recorded at every snapshot (schemes' ``extras()`` offer more, e.g. PPI's k and w)
-SNAPSHOT_EXTRAS = {"ngs": ("status", "band"), "ppi": ("shown", "active", "band")}
 
 # --- scheme variants --------------------------------------------------------------
 
@@ -63,10 +60,12 @@ class Variant:
 
 
 def resolve_schemes(schemes) -> list[Variant]:
-    """Variants from ``"ngs,ngs(gain=2),ppi"`` or a list of such strings."""
+    """Variants from ``"ngs,ngs(gain=2),ppi"`` or a list of such strings; None: the default variants."""
+    if schemes is None:
+        schemes = default_schemes()
     items = split_variants(schemes) if isinstance(schemes, str) else list(schemes)
     if not items:
-        raise ValueError("no scheme given; choose from " + ", ".join(ALL_SCHEMES))
+        raise ValueError("no scheme given; choose from " + ", ".join(scheme_names()))
     out, seen = [], set()
     for text in items:
         name, overrides = parse_variant(text)
@@ -188,7 +187,7 @@ class _Progress:
 class Engine:
     """One run: configuration, replicate states, snapshots; ``run()`` drives it."""
 
-    def __init__(self, scenario, schemes=ALL_SCHEMES, replicates=1, years=None, seed=0, snapshot=None,
+    def __init__(self, scenario, schemes=None, replicates=1, years=None, seed=0, snapshot=None,
                  threads=None, trace=False, bundle_dir=None, model: BridgeModelParams | None = None,
                  progress=False, session_stats=False):
         sc = load_scenario(scenario) if not isinstance(scenario, Scenario) else scenario
@@ -213,7 +212,7 @@ class Engine:
         self.bundle_dir = bundle_dir
         self.model = model or BridgeModelParams()
         self.progress = progress
-        self.card_play = any(v.name in CARD_PLAY_SCHEMES for v in self.variants)
+        self.card_play = any(v.scheme.reads == CARD_PLAY for v in self.variants)
         self.session_stats = bool(session_stats)
         self.trace_rows: list = []
         self.graded: dict = {}  # with trace: (replicate, variant) -> digests of what it graded
@@ -249,21 +248,20 @@ class Engine:
     def _pass_b(self, rep: _Replicate, v: Variant, chunk: Chunk):
         state = rep.states[v.label]
         if self.trace:
-            self.graded.setdefault((rep.index, v.label), []).append(_digest(chunk, v.name in CARD_PLAY_SCHEMES))
-        if v.name in CARD_PLAY_SCHEMES:
+            self.graded.setdefault((rep.index, v.label), []).append(_digest(chunk, v.scheme.reads == CARD_PLAY))
+        if v.scheme.reads == CARD_PLAY:
             card = chunk.card
-            out = np.empty((len(card.player), 5))
+            out = np.empty((len(card.player), len(v.scheme.out_columns)))
             v.scheme.apply(state, card, out)
             return (("card", out) if (self.trace and rep.index == 0) else None), None
         state = v.scheme.grow(state, max(chunk.n_partnerships, 1))
         rep.states[v.label] = state
         stats = None
         if self.session_stats:
-            from simcore.metrics import fr18_chunk
             before = v.scheme.grades(state, chunk.first_day)
             stats = fr18_chunk(chunk.results, chunk.scored, before, chunk.true_pair)
         tracing = self.trace and rep.index == 0
-        if not tracing and getattr(v.scheme, "optional_out_after", False):
+        if not tracing and v.scheme.optional_out_after:
             out = None  # nobody reads the post-session grades: the scheme may skip them
         else:
             out = np.full((chunk.scored.n_entries, 2), np.nan)
@@ -276,12 +274,12 @@ class Engine:
         state = rep.states[v.label]
         grades_now = v.scheme.grades(state, day)
         extras_now = {}
-        keep = SNAPSHOT_EXTRAS.get(v.name, ())
+        keep = v.scheme.snapshot_extras
         if keep:
             more = v.scheme.extras(state, day)
             for key in keep:
                 values = np.asarray(more[key], np.float64)
-                extras_now[f"{v.name.replace('-', '_')}_{key}"] = np.where(np.isnan(values), -1, values).astype(np.int8)
+                extras_now[extra_variable(v.name, key)] = np.where(np.isnan(values), -1, values).astype(np.int8)
         return traced, stats, grades_now, extras_now
 
     # -- the run -----------------------------------------------------------------------
@@ -432,12 +430,12 @@ class Engine:
                              "boards": np.concatenate([c.boards for c in recs]),
                              "imps_lost": np.concatenate([c.imps_lost for c in recs])}, self.bundle_dir)
 
-def run(scenario="default", schemes=ALL_SCHEMES, replicates=1, years=None, seed=0, snapshot=None,
+def run(scenario="default", schemes=None, replicates=1, years=None, seed=0, snapshot=None,
         threads=None, progress=False, trace=False, bundle=None, model=None, session_stats=False):
     """Simulate ``scenario`` and grade it under every scheme variant; returns the Dataset.
 
     scenario: built-in name, TOML path or Scenario.  schemes: variants, e.g.
-    ``"ngs,ngs(gain=2),ppi"`` or a list.  replicates: independent populations.
+    ``"ngs,ngs(gain=2),ppi"`` or a list (default: every scheme's default variants).  replicates: independent populations.
     years: overrides the scenario's calendar.  seed: the one seed of the run.
     snapshot: "weekly" or "monthly" (default: the scenario's).  threads:
     worker threads (default: all cores); the result does not depend on it.

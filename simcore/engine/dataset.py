@@ -53,11 +53,16 @@ Attributes: title, source (simcore version), simcore_version, git_commit
 """
 
 
+def extra_variable(scheme_name: str, extra: str) -> str:
+    """Dataset variable of a scheme's snapshot extra, e.g. ``ngs_status``."""
+    return f"{scheme_name.replace('-', '_')}_{extra}"
+
+
 def build_dataset(scenario, seed: int, variants, worlds, times, grade, truth, active, boards, extras,
                   fr18=None):
     """The labelled Dataset (see ``DATASET_DOC``).
 
-    variants: the run's scheme variants (``label``, ``name``, ``overrides``);
+    variants: the run's scheme variants (``label``, ``name``, ``overrides``, ``scheme``);
     worlds: one ``World`` per replicate; times: snapshot dates
     (datetime64[D]); grade (R, V, T, P), truth/active/boards (R, T, P);
     extras: name -> (R, V, T, P) int8 codes; fr18: name -> (R, V, T) sums.
@@ -74,8 +79,15 @@ def build_dataset(scenario, seed: int, variants, worlds, times, grade, truth, ac
         "active": (("replicate", "time", "player"), active, {"long_name": "member playing at the time"}),
         "boards": (("replicate", "time", "player"), boards, {"units": "boards", "long_name": "boards played"}),
     }
+    extra_of = {extra_variable(v.name, key): (v.name, key, codes) for v in variants
+                for key, codes in v.scheme.snapshot_extras.items()}
     for name, arr in extras.items():
-        data[name] = (("replicate", "scheme", "time", "player"), arr, {"long_name": f"scheme extra: {name}"})
+        scheme_name, key, codes = extra_of[name]
+        # CF flags: code -> label, so readers (metrics.accuracy_by) need no scheme's module
+        data[name] = (("replicate", "scheme", "time", "player"), arr,
+                      {"long_name": f"scheme extra: {name}", "scheme_name": scheme_name, "extra": key,
+                       "flag_values": np.arange(len(codes), dtype=np.int8),
+                       "flag_meanings": " ".join(str(x).replace(" ", "_") for x in codes)})
     for name, arr in (fr18 or {}).items():
         data[f"fr18_{name}"] = (("replicate", "scheme", "time"), arr,
                                 {"long_name": f"FR18 sums over the chunk's qualifying sessions: {name}"})

@@ -26,7 +26,7 @@ import numpy as np
 
 from simcore.io.bundle import read_bundle, read_card_play
 from simcore.results import SCORINGS, Results
-from simcore.schemes import PlayerTable, make_scheme, parse_variant
+from simcore.schemes import CARD_PLAY, PlayerTable, make_scheme, parse_variant
 from simcore.schemes.imps_lost import CardPlay
 from simcore.scoring import score_results
 
@@ -48,16 +48,17 @@ def as_scheme(scheme):
 def grade_bundle(source, scheme) -> dict[str, np.ndarray]:
     """Replay ``source`` through ``scheme``; the table ``simcore grade`` writes.
 
-    source: a bundle folder, or a ``Results`` (session schemes) / a card-play
-    table (imps-lost, see ``grade_card_play``).  scheme: a scheme object, a
-    name or a variant text.  Returns column name → array: ``SESSION_COLUMNS``
-    (session and player names, ISO dates, grades in grade points) or, for
-    imps-lost, ``CARD_PLAY_COLUMNS``.
+    source: a bundle folder, or a ``Results`` (schemes that read scored
+    results) / a card-play table (schemes that read card play, see
+    ``grade_card_play``).  scheme: a scheme object, a name or a variant
+    text.  Returns column name → array: ``SESSION_COLUMNS`` (session and
+    player names, ISO dates, grades in grade points) or, for card-play
+    schemes, ``CARD_PLAY_COLUMNS``.
     """
     scheme = as_scheme(scheme)
-    if scheme.name == "imps-lost":
+    if scheme.reads == CARD_PLAY:
         if isinstance(source, (str, Path)):
-            source = read_card_play_folder(Path(source))
+            source = read_card_play_folder(Path(source), scheme.name)
         return grade_card_play(source, scheme)
     results = read_bundle_folder(Path(source)) if isinstance(source, (str, Path)) else source
     return grade_results(results, score(results), scheme, label=str(source) if isinstance(source, (str, Path))
@@ -85,7 +86,7 @@ def grade_results(results, scored, scheme, label: str = "the results"):
     if not entry:
         scorings = sorted({_scoring_word(c) for c in np.asarray(results.session_scoring)})
         raise ValueError(f"{scheme.name} graded no session of {label} (sessions scored as: "
-                         f"{', '.join(scorings) or 'none'}); {_gradable_hint(scheme.name)}")
+                         f"{', '.join(scorings) or 'none'}); {scheme.graded_sessions}")
     entry, seat, session = np.array(entry, np.int64), np.array(seat, np.int64), np.array(session, np.int64)
     table = {
         "session": np.asarray(results.session_names, object)[session],
@@ -97,7 +98,7 @@ def grade_results(results, scored, scheme, label: str = "the results"):
 
 
 def grade_card_play(table, scheme) -> dict[str, np.ndarray]:
-    """Apply card-play records with the imps-lost ``scheme``.
+    """Apply card-play records with a card-play ``scheme`` (IMPs-lost).
 
     table: column name → array with ``player`` (names), ``date`` (ISO text
     or days since 1970-01-01), ``boards`` and ``imps_lost``, one entry per
@@ -117,32 +118,21 @@ def grade_card_play(table, scheme) -> dict[str, np.ndarray]:
             "imps_left": out[:, 2], "k": out[:, 3].astype(np.int64), "batches": out[:, 4].astype(np.int64)}
 
 
-def has_partnership_grades(scheme) -> bool:
-    return hasattr(scheme, "pair_ratings") or hasattr(scheme, "partnership_grades")
-
-
 def partnership_table(results, scored, scheme, state) -> dict[str, np.ndarray]:
     """Partnership-level grades on the last session's day, for schemes that have them.
 
-    A scheme offers them through either hook:
-
-    * ``pair_ratings(state, day)`` → dict of arrays over partnership ids
-      with at least ``grade`` (grade points, NaN if none); its other 1-D
-      columns (``rating``, ``sessions``, ``established``, ...) are written too;
-    * ``partnership_grades(state, day)`` → grade points per partnership id.
-
+    ``scheme.partnership_grades(state, day)`` gives arrays over partnership
+    ids with at least ``grade`` (grade points, NaN if none); its other 1-D
+    columns (``rating``, ``sessions``, ``established``, ...) are written too.
     The two players of each id are ``ScoredResults.partnership_players``.
     Returns ``PARTNERSHIP_COLUMNS`` (+ the scheme's extra columns), one row
     per partnership with a grade.
     """
-    if not has_partnership_grades(scheme):
+    if not scheme.has_partnership_grades:
         raise ValueError(f"{scheme.name} has no partnership-level grades; drop --partnerships")
     last_day = int(np.max(results.session_day))
-    if hasattr(scheme, "pair_ratings"):
-        columns = dict(scheme.pair_ratings(state, last_day))
-        grades = np.asarray(columns.pop("grade"), np.float64)
-    else:
-        columns, grades = {}, np.asarray(scheme.partnership_grades(state, last_day), np.float64)
+    columns = dict(scheme.partnership_grades(state, last_day))
+    grades = np.asarray(columns.pop("grade"), np.float64)
     pp = np.asarray(scored.partnership_players)
     keep = np.flatnonzero(np.isfinite(grades[:len(pp)]))
     names = np.asarray(results.player_names, object)
@@ -192,11 +182,6 @@ def _scoring_word(code) -> str:
     return SCORINGS[int(code)] if 0 <= int(code) < len(SCORINGS) else str(code)
 
 
-def _gradable_hint(name: str) -> str:
-    return {"ppi": "PPI rates match-pointed (mp) sessions only",
-            "imps-lost": "imps-lost grades card_play.csv records"}.get(name, "check the bundle's sessions")
-
-
 def _n_partnerships(scored) -> int:
     pp = np.asarray(scored.pair_partnership)
     return int(pp.max()) + 1 if len(pp) else 0
@@ -210,13 +195,13 @@ def read_bundle_folder(path) -> Results:
     return read_bundle(path)
 
 
-def read_card_play_folder(path):
-    """The card-play table of a bundle folder (its card_play.csv)."""
+def read_card_play_folder(path, reader: str = "a card-play scheme"):
+    """The card-play table of a bundle folder (its card_play.csv); ``reader`` names the scheme in errors."""
     path = Path(path)
     if not path.is_dir():
         raise FileNotFoundError(f"results bundle {str(path)!r} is not a folder")
     if not (path / "card_play.csv").is_file():
-        raise ValueError(f"bundle {str(path)!r} has no card_play.csv; imps-lost grades card-play records "
+        raise ValueError(f"bundle {str(path)!r} has no card_play.csv; {reader} grades card-play records "
                          "(player,date,boards,imps_lost)")
     return read_card_play(path)
 
@@ -227,5 +212,5 @@ def score(results):
 
 
 __all__ = ["SESSION_COLUMNS", "CARD_PLAY_COLUMNS", "PARTNERSHIP_COLUMNS", "as_scheme", "grade_bundle",
-           "grade_results", "grade_card_play", "has_partnership_grades", "partnership_table", "write_csv",
+           "grade_results", "grade_card_play", "partnership_table", "write_csv",
            "read_bundle_folder", "read_card_play_folder", "score"]

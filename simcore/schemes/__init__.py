@@ -1,11 +1,17 @@
 """Grading schemes: NGS, PPI, Elo pairs, IMPs-lost — and their variants.
 
-Every scheme is a module here with
+``SCHEMES`` below is the one place a scheme's name is spelt.  Every scheme
+is a module here with
 
 * a frozen dataclass ``Params`` whose fields are the scheme's parameters,
   each with a default and ``metadata={"help": ..., "choices": ...}``;
-* a class implementing the ``Scheme`` protocol below, whose numba kernels
-  (private ``_kernel`` functions taking only arrays) do the work.
+* ``SCHEME``, a class deriving from ``SchemeBase`` and implementing the
+  ``Scheme`` protocol below, whose numba kernels (private functions taking
+  arrays and named-scalar tuples) do the work.
+
+Adding a scheme is that module plus one line in ``SCHEMES``: the engine,
+``simcore grade``, ``compare`` and the metrics learn everything else from
+the protocol (what it reads, its extras, its default variants).
 
 A *variant* is a scheme name plus parameter overrides, written
 ``ngs(gain=2, window=1000)``; ``parse_variant`` turns that (or the
@@ -38,7 +44,13 @@ SCHEMES = {
     "whr": "simcore.schemes.peer_whr",
 }
 """Scheme name → module.  Each module defines ``Params`` and ``SCHEME``
-(the class implementing ``Scheme``)."""
+(a ``SchemeBase`` class implementing ``Scheme``).  The only place a
+scheme's name is spelt (tests/test_scheme_registry.py checks it)."""
+
+SCORED = "scored"
+"""``Scheme.reads``: the scheme grades ``ScoredResults`` (sessions)."""
+CARD_PLAY = "card-play"
+"""``Scheme.reads``: the scheme grades ``CardPlay`` records (declarer and defence)."""
 
 
 @dataclass
@@ -66,14 +78,33 @@ class PlayerTable:
 
 
 class Scheme(Protocol):
-    """What the engine and ``simcore grade`` call on every scheme.
+    """What the engine, ``simcore grade``, ``compare`` and the metrics use of a scheme.
 
     ``state`` is a scheme-specific dataclass of numpy arrays (struct of
     arrays), created by ``new_state`` and mutated in place by ``apply``.
+    ``SchemeBase`` gives the defaults of everything but the four methods.
     """
 
-    name: str
     params: Any
+    name: str
+    """The registry name (``SCHEMES``), e.g. for messages and Dataset variable names."""
+    reads: str
+    """``SCORED`` (``apply`` takes ``ScoredResults``) or ``CARD_PLAY`` (``apply`` takes ``CardPlay``)."""
+    out_columns: tuple[str, ...]
+    """``CARD_PLAY`` schemes: the columns ``apply`` writes per record (``out_after`` is (n, len))."""
+    snapshot_extras: dict[str, tuple[str, ...]]
+    """Extras the engine records at every snapshot: name → labels of its codes (code = index);
+    each becomes the int8 Dataset variable ``<name>_<extra>`` (name with - as _)."""
+    optional_out_after: bool
+    """``apply(state, scored, None)`` is allowed and skips the post-session grades."""
+    partnership_switch: dict[str, Any] | None
+    """None: no partnership-level grades.  Else the parameter overrides that make the
+    scheme keep them (``{}`` when it always does); ``partnership_grades`` then works."""
+    default_variants: tuple[dict[str, Any], ...]
+    """Parameter overrides of the variants ``simcore run`` grades by default (``({},)``: the
+    scheme as published; ``()``: none)."""
+    graded_sessions: str
+    """What the scheme grades, for the message when a replay grades nothing."""
 
     def new_state(self, players: PlayerTable, n_partnerships: int) -> Any:
         """Fresh state for P players (and room for partnership ids)."""
@@ -81,21 +112,91 @@ class Scheme(Protocol):
     def grow(self, state: Any, n_partnerships: int) -> Any:
         """Return state with room for at least ``n_partnerships`` partnerships."""
 
-    def apply(self, state: Any, scored, out_after: np.ndarray) -> None:
+    def apply(self, state: Any, scored, out_after: np.ndarray | None) -> None:
         """Grade every session of ``scored`` (a ScoredResults) in ``scored.order``.
 
         Writes into ``out_after[e, k]`` (float64, shape (E, 2)) the grade of
         player ``scored.pair_players[e, k]`` right after the session of pair
         entry ``e`` was graded (NaN if the scheme did not grade that player
-        in that session).
+        in that session).  ``CARD_PLAY`` schemes take ``CardPlay`` records
+        and write ``out_columns`` per record.
         """
 
     def grades(self, state: Any, day: int) -> np.ndarray:
-        """Current grades (grade units) of all P players on ``day``, NaN if none."""
+        """Current grades (grade points) of all P players on ``day``, NaN if none."""
+
+    def extras(self, state: Any, day: int) -> dict[str, np.ndarray]:
+        """More per-player facts on ``day`` (name → array of P); ``snapshot_extras`` names
+        those the engine records."""
+
+    def partnership_grades(self, state: Any, day: int) -> dict[str, np.ndarray]:
+        """Partnership-level grades on ``day``: arrays over partnership ids with at least
+        ``grade`` (grade points, NaN if none); other 1-D columns (``rating``, ``sessions``,
+        ...) are written by ``simcore grade --partnerships`` too."""
+
+
+class SchemeBase:
+    """Defaults of the ``Scheme`` protocol; every scheme class derives from it."""
+
+    reads = SCORED
+    out_columns: tuple[str, ...] = ()
+    snapshot_extras: dict[str, tuple[str, ...]] = {}
+    optional_out_after = False
+    partnership_switch: dict[str, Any] | None = None
+    default_variants: tuple[dict[str, Any], ...] = ({},)
+    graded_sessions = "check the bundle's sessions"
+
+    @property
+    def name(self) -> str:
+        """The registry name of this scheme (looked up in ``SCHEMES``, so it is spelt once)."""
+        return scheme_name_of(type(self))
+
+    @property
+    def has_partnership_grades(self) -> bool:
+        return self.partnership_switch is not None
+
+    def extras(self, state, day: int) -> dict[str, np.ndarray]:
+        return {}
+
+    def partnership_grades(self, state, day: int) -> dict[str, np.ndarray]:
+        raise ValueError(f"{self.name} has no partnership-level grades")
 
 
 def scheme_names() -> list[str]:
     return list(SCHEMES)
+
+
+def scheme_name_of(cls: type) -> str:
+    """The registry name of scheme class ``cls``: the entry whose module defines it, else the entry whose
+    ``SCHEME`` it is (a class re-exported by a small module, as the peers are) or derives from."""
+    for name, mod in SCHEMES.items():
+        if mod == cls.__module__:
+            return name
+    registered = []
+    for name, mod in SCHEMES.items():
+        try:
+            registered.append((name, importlib.import_module(mod).SCHEME))
+        except (ImportError, AttributeError):
+            continue
+    for test in (lambda k: k is cls, lambda k: issubclass(cls, k)):
+        for name, k in registered:
+            if test(k):
+                return name
+    raise ValueError(f"{cls.__module__}.{cls.__name__} is not a registered scheme; add it to "
+                     "simcore.schemes.SCHEMES")
+
+
+def default_schemes() -> list[str]:
+    """Variant labels ``simcore run`` grades by default: every scheme's ``default_variants``, in
+    registry order (schemes whose module is missing from this build are left out)."""
+    out = []
+    for name in SCHEMES:
+        try:
+            cls = scheme_module(name).SCHEME
+        except ModuleNotFoundError:
+            continue
+        out += [variant_label(name, overrides) for overrides in cls.default_variants]
+    return out
 
 
 def scheme_module(name: str):
@@ -171,6 +272,8 @@ def make_params(name: str, overrides: dict[str, Any]):
 def make_scheme(name: str, overrides: dict[str, Any] | None = None):
     """A scheme object (implementing ``Scheme``) with validated parameters."""
     module = scheme_module(name)
+    if not (isinstance(module.SCHEME, type) and issubclass(module.SCHEME, SchemeBase)):
+        raise TypeError(f"{module.__name__}.SCHEME must be a class deriving from simcore.schemes.SchemeBase")
     return module.SCHEME(make_params(name, overrides or {}))
 
 

@@ -105,22 +105,23 @@ Choices where seed 004 is loose (each a parameter where it is a number)
       average rating fluctuation per game"); ``simulate_adjustment_sd``
       reproduces them under independent mini-matches and shows the √12 is
       not enough when the outcomes share one ranked field.  The stationary
-      sd of the rating itself is larger (``simulate_rating_sd``).
+      sd of the rating itself is larger (``simulate_rating_sd``); both live
+      in ``simcore.probes.elo_k``.
 
-Run ``python -m simcore.schemes.elo_pairs`` for the throughput.
+``python -m simcore.bench.synthetic elo-pairs`` prints the throughput.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from simcore._jit import kernel
 from simcore.movements.registry import kind_flags
-from simcore.results import KIND_MITCHELL, MOVEMENT_KINDS, days_to_months
+from simcore.results import MOVEMENT_KINDS, days_to_months
+from simcore.schemes import SchemeBase
 
 # by kind code, from the movement registry: sessions rated match by match (Swiss and team kinds)
 _RATED_BY_MATCH = np.array(kind_flags(lambda m: m.is_match or m.is_team), np.bool_)
@@ -207,7 +208,7 @@ class Params:
 
 
 @dataclass
-class EloState:
+class EloPairsState:
     """Struct of arrays: K partnership slots (capacity) and P players.
 
     Partnerships (K):
@@ -563,17 +564,17 @@ def fit_individual(pair_a, pair_b, r, w, n_players, ridge, lower, tol=1e-9, max_
 
 # --- the scheme ---------------------------------------------------------------
 
-class EloPairs:
+class EloPairsScheme(SchemeBase):
     """The Elo pairs scheme (``Scheme`` protocol); see the module docstring."""
 
-    name = "elo-pairs"
+    partnership_switch = {}  # ratings belong to partnerships: always there
 
     def __init__(self, params: Params | None = None):
         self.params = params or Params()
         self.params.check()
 
     # state ------------------------------------------------------------------
-    def new_state(self, players, n_partnerships: int) -> EloState:
+    def new_state(self, players, n_partnerships: int) -> EloPairsState:
         """Fresh state for ``players`` (a PlayerTable) and ``n_partnerships`` slots."""
         if n_partnerships < 0:
             raise ValueError(f"n_partnerships={n_partnerships!r} must be >= 0")
@@ -586,12 +587,12 @@ class EloPairs:
         if not np.all(np.isfinite(seed)):
             bad = int(np.argmin(np.isfinite(seed)))
             raise ValueError(f"PlayerTable.initial_grade[{bad}]={float(init[bad])} is not finite")
-        return EloState(**_partnership_arrays(int(n_partnerships)),
+        return EloPairsState(**_partnership_arrays(int(n_partnerships)),
                         player_sum=np.zeros(n), player_count=np.zeros(n, np.int32),
                         player_seed=seed.astype(np.float64), indiv=np.full(n, np.nan),
                         clock=np.array([-1, NEVER, 0], np.int64))
 
-    def grow(self, state: EloState, n_partnerships: int) -> EloState:
+    def grow(self, state: EloPairsState, n_partnerships: int) -> EloPairsState:
         """Room for at least ``n_partnerships`` partnerships (amortised: ×1.5)."""
         old = state.capacity
         if n_partnerships <= old:
@@ -604,7 +605,7 @@ class EloPairs:
         return state
 
     # rating -------------------------------------------------------------------
-    def apply(self, state: EloState, scored, out_after: np.ndarray) -> None:
+    def apply(self, state: EloPairsState, scored, out_after: np.ndarray) -> None:
         """Rate every session of ``scored`` in ``scored.order``.
 
         ``out_after[e, k]`` (float64, (E, 2)) receives the rating of entry
@@ -636,7 +637,7 @@ class EloPairs:
             state.player_seed, state.clock, q, w_sum, delta, est_flag, n_used, rated, out_after)
 
     # reading ------------------------------------------------------------------
-    def pair_ratings(self, state: EloState, day: int) -> dict:
+    def pair_ratings(self, state: EloPairsState, day: int) -> dict:
         """The partnerships' published ratings as seen on ``day``.
 
         Returns arrays over partnership ids: ``rating`` (Elo points, NaN if
@@ -660,7 +661,11 @@ class EloPairs:
                     established=established, last_day=state.last_day.copy(),
                     players=state.players.copy())
 
-    def individual_ratings(self, state: EloState, day: int) -> np.ndarray:
+    def partnership_grades(self, state: EloPairsState, day: int) -> dict[str, np.ndarray]:
+        """``pair_ratings`` (``grade`` in grade points, ``rating``, ``sessions``, ...) for ``simcore grade``."""
+        return self.pair_ratings(state, day)
+
+    def individual_ratings(self, state: EloPairsState, day: int) -> np.ndarray:
         """Individual ratings (Elo points, P) fitted to the established pair ratings on ``day``."""
         p = self.params
         pr = self.pair_ratings(state, day)
@@ -677,15 +682,15 @@ class EloPairs:
         state.indiv[:] = x
         return x
 
-    def grades(self, state: EloState, day: int) -> np.ndarray:
+    def grades(self, state: EloPairsState, day: int) -> np.ndarray:
         """Individual ratings on ``day`` in grade units (P), NaN for players without one."""
         return rating_to_grade(self.individual_ratings(state, day), self.params)
 
 
-SCHEME = EloPairs
+SCHEME = EloPairsScheme
 
 
-def _validate(state: EloState, scored, out_after: np.ndarray) -> None:
+def _validate(state: EloPairsState, scored, out_after: np.ndarray) -> None:
     """ValueError naming the field and value for anything the kernel cannot rate."""
     n_s, n_e = scored.n_sessions, scored.n_entries
     if not isinstance(out_after, np.ndarray) or out_after.dtype != np.float64 or out_after.shape != (n_e, 2):
@@ -785,183 +790,3 @@ def _validate(state: EloState, scored, out_after: np.ndarray) -> None:
         if len(bad):
             raise ValueError(f"ScoredResults.match_mate[{bad[0]}]={mate[bad[0]]} differs from the "
                              f"entry's other match rows (entry {row_entry[bad[0]]})")
-
-
-# --- the claims of seed 004 about K and √n -----------------------------------
-
-def simulate_adjustment_sd(k: float = 32.0, gap: float = 200.0, n_opponents: int = 1,
-                           divide_by_sqrt_n: bool = True, model: str = "independent",
-                           sessions: int = 20000, seed: int = 0) -> dict:
-    """sd (Elo points) of a pair's per-session adjustment, straight from the Elo model.
-
-    A pair rated ``gap`` points above ``n_opponents`` equal opponents, all
-    ratings equal to the true strengths; each session gives
-    Δ = K(a − e)/√n (or K(a − e) with ``divide_by_sqrt_n=False``).
-    ``model="independent"``: the seed's appendix view — n independent
-    mini-matches, each won with probability E.  ``model="field"``: one
-    ranked field — each pair draws a performance r·ln10/400 + Gumbel noise
-    and beats those it outperforms (every pairwise probability is still E,
-    but the outcomes against the n opponents share the pair's own draw).
-
-    Returns dict(sd=..., se=..., expected=E, adjustments=array), se being the
-    standard error of the sd estimate (from the sample fourth moment).
-    """
-    if model not in ("independent", "field"):
-        raise ValueError(f"model={model!r} is not one of independent, field")
-    if n_opponents < 1 or sessions < 10:
-        raise ValueError(f"n_opponents={n_opponents!r} must be >= 1 and sessions={sessions!r} >= 10")
-    rng = np.random.default_rng(seed)
-    e1 = float(expected_score(gap, 0.0))
-    if model == "independent":
-        wins = rng.binomial(n_opponents, e1, size=sessions).astype(float)
-    else:
-        c = gap * math.log(10.0) / 400.0
-        g = rng.gumbel(size=(sessions, n_opponents + 1))
-        wins = (g[:, :1] + c > g[:, 1:]).sum(axis=1).astype(float)
-    adj = k * (wins - n_opponents * e1)
-    if divide_by_sqrt_n:
-        adj /= math.sqrt(n_opponents)
-    dev = adj - adj.mean()
-    var = dev.var(ddof=1)
-    m4 = np.mean(dev ** 4)
-    se = math.sqrt(max(m4 - var * var, 0.0) / sessions) / (2.0 * math.sqrt(var)) if var > 0 else 0.0
-    return dict(sd=math.sqrt(var), se=se, expected=e1, adjustments=adj)
-
-
-def simulate_rating_sd(k: float = 32.0, gap: float = 200.0, n_opponents: int = 1,
-                       divide_by_sqrt_n: bool = True, model: str = "independent", sessions: int = 400,
-                       replicates: int = 2000, seed: int = 0) -> dict:
-    """Stationary sd (Elo points) of the strong pair's *rating* under running Elo updates.
-
-    The field of ``simulate_adjustment_sd`` (one pair ``gap`` above
-    ``n_opponents`` equal pairs), but now every pair's rating moves after
-    each session by K(a − e)/√n (or K(a − e)) from the current ratings,
-    starting at the true strengths.  ``replicates`` independent histories
-    are run side by side; the sd is taken across them over the second half
-    of the ``sessions``.  Returns dict(sd=..., mean=..., ratings=(R, N)
-    final ratings).  Ratings are zero-sum: the field's total never changes.
-    """
-    if model not in ("independent", "field"):
-        raise ValueError(f"model={model!r} is not one of independent, field")
-    if n_opponents < 1 or sessions < 2 or replicates < 2:
-        raise ValueError(f"n_opponents={n_opponents!r}, sessions={sessions!r} and replicates={replicates!r} "
-                         "must be at least 1, 2 and 2")
-    rng = np.random.default_rng(seed)
-    n = n_opponents + 1
-    true = np.zeros(n)
-    true[0] = gap
-    r = np.tile(true, (replicates, 1))
-    p_true = expected_score(true[:, None], true[None, :])
-    upper = np.triu(np.ones((n, n), bool), 1)
-    scale = k / math.sqrt(n_opponents) if divide_by_sqrt_n else k
-    track = []
-    for t in range(sessions):
-        if model == "independent":
-            won = rng.random((replicates, n, n)) < p_true
-        else:
-            perf = true * math.log(10.0) / 400.0 + rng.gumbel(size=(replicates, n))
-            won = perf[:, :, None] > perf[:, None, :]
-        won = np.where(upper, won, ~np.swapaxes(won, 1, 2))  # one outcome per couple
-        actual = won.astype(float)
-        idx = np.arange(n)
-        actual[:, idx, idx] = 0.5
-        r = r + scale * (actual - expected_score(r[:, :, None], r[:, None, :])).sum(axis=2)
-        if t >= sessions // 2:
-            track.append(r[:, 0].copy())
-    track = np.array(track)
-    return dict(sd=float(track.std(axis=1).mean()), mean=float(track.mean()), ratings=r)
-
-
-# --- throughput ---------------------------------------------------------------
-
-def synthetic_pairs(n_sessions: int, tables: int = 13, n_players: int = 400, seed: int = 1):
-    """A ScoredResults of two-winner Mitchell sessions (``tables`` pairs a direction).
-
-    Players sit with a regular partner most of the time (partnership ids
-    dense, in order of first appearance); scores are MP % with ties.  For
-    benchmarks and smoke tests only; the scoring stage makes real ones.
-    """
-    from simcore.results import ScoredResults  # noqa: PLC0415
-
-    rng = np.random.default_rng(seed)
-    per = 2 * tables
-    n_e = n_sessions * per
-    day = (np.arange(n_sessions) // 4 + 19000).astype(np.int32)
-    regular = rng.permutation(n_players).reshape(-1, 2)
-    pp = np.empty((n_e, 2), np.int32)
-    for s in range(n_sessions):
-        seat = regular[rng.choice(len(regular), per, replace=False)].copy()
-        swap = rng.random(per) < 0.2  # one in five pairs is a pick-up with a random other player
-        for t in np.flatnonzero(swap):
-            other = rng.integers(n_players)
-            if other not in seat:
-                seat[t, 1] = other
-        pp[s * per:(s + 1) * per] = np.sort(seat, axis=1)
-    ids: dict = {}
-    part = np.array([ids.setdefault((a, b), len(ids)) for a, b in pp], np.int32)
-    group = np.tile(np.repeat(np.arange(2, dtype=np.int32), tables), n_sessions)
-    score = np.round(rng.normal(50, 8, n_e), 1)
-    i32 = lambda n: np.zeros(n, np.int32)  # noqa: E731
-    return ScoredResults(
-        day=day, month=days_to_months(day), club=i32(n_sessions), event=np.zeros(n_sessions, np.int8),
-        scoring=np.zeros(n_sessions, np.int8), winners=np.full(n_sessions, 2, np.int8),
-        kind=np.full(n_sessions, KIND_MITCHELL, np.int8),
-        pair_start=np.arange(0, n_e + 1, per, dtype=np.int64), trav_start=np.zeros(n_sessions + 1, np.int64),
-        order=np.arange(n_sessions, dtype=np.int32), pair_players=pp, pair_partnership=part,
-        pair_direction=group.astype(np.int8), pair_group=group, pair_team=np.full(n_e, -1, np.int32),
-        pair_boards=np.full(n_e, 24, np.int32), pair_score=score,
-        pair_beaten=np.zeros(n_e), pair_n_ranked=np.full(n_e, tables - 1, np.int32),
-        match_start=np.zeros(n_e + 1, np.int64), match_opp=i32(0), match_mate=i32(0),
-        match_opp_mate=i32(0), match_boards=i32(0), match_result=np.zeros(0), match_score=np.zeros(0),
-        trav_ns_mp=np.zeros(0), trav_ns_entry=i32(0), trav_ew_entry=i32(0),
-        partnership_players=np.array(sorted(ids, key=ids.get), np.int32).reshape(-1, 2),
-    )
-
-
-def _best(fn, repeats):
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
-def _bench(n_sessions: int = 20000, repeats: int = 5) -> None:
-    """Print ns per pair-session of ``apply`` (best of ``repeats``) and the fit time."""
-    from simcore.schemes import PlayerTable  # noqa: PLC0415
-
-    scored = synthetic_pairs(n_sessions)
-    n_players = 400
-    players = PlayerTable(np.ones(n_players, bool), np.ones(n_players, bool), np.full(n_players, np.nan))
-    n_part = int(scored.pair_partnership.max()) + 1
-    out = np.empty((scored.n_entries, 2))
-    per = 1e9 / scored.n_entries
-    print(f"Elo pairs: {n_sessions} two-winner Mitchell sessions of 13 tables (13-pair fields), "
-          f"{scored.n_entries} pair-sessions, {n_part} partnerships, {n_players} players")
-    for update in UPDATES:
-        scheme = EloPairs(Params(update=update))
-        scheme.apply(scheme.new_state(players, n_part), synthetic_pairs(2), np.empty((52, 2)))  # compile
-        total = _best(lambda: scheme.apply(scheme.new_state(players, n_part), scored, out), repeats)
-        check = _best(lambda: _validate(scheme.new_state(players, n_part), scored, out), repeats)
-        print(f"  apply, update={update:8s}: {per * total:6.1f} ns per pair-session "
-              f"({per * check:.1f} of them input validation; "
-              f"{per * total / 48:.2f} ns per player-board at 24 boards)")
-    scheme = EloPairs(Params(established_sessions=5))
-    state = scheme.new_state(players, n_part)
-    scheme.apply(state, scored, out)
-    day = int(scored.day[-1])
-    scheme.grades(state, day)  # compile
-
-    def cold():
-        state.indiv[:] = np.nan
-        return scheme.grades(state, day)
-
-    t_cold = _best(cold, repeats)
-    t_warm = _best(lambda: scheme.grades(state, day), repeats)
-    print(f"  grades (individual fit of {np.isfinite(cold()).sum()} players): {1e3 * t_cold:.2f} ms from "
-          f"the pair means, {1e3 * t_warm:.2f} ms warm-started")
-
-
-if __name__ == "__main__":
-    _bench()

@@ -43,7 +43,7 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.results import CardPlay  # noqa: F401 (the records are part of the results contract)
-from simcore.schemes import PlayerTable
+from simcore.schemes import CARD_PLAY, PlayerTable, SchemeBase
 
 OUT_COLUMNS = ("rating", "boards_left", "imps_left", "k", "batches")
 """Columns of ``apply_card_play``'s ``out_rows`` (all float64)."""
@@ -182,7 +182,7 @@ def apply_card_play(state: ImpsLostState, player, day, boards, imps_lost, out_ro
     ValueError naming the record, the field and the value.
     """
     p = params or Params()
-    rec = _check_records(state, player, day, boards, imps_lost, out_rows)
+    rec = _validate(state, player, day, boards, imps_lost, out_rows)
     _card_play(rec.player, rec.boards, rec.imps_lost, _rule(p), p.carry == "fixed", state.rating,
                state.boards_left, state.imps_left, state.k, state.batches, state.reached, state.records, out_rows)
 
@@ -199,11 +199,13 @@ def grade_to_rating(grade, params: Params | None = None):
     return p.grade_rating + (np.asarray(grade, np.float64) - p.grade_at) * p.rating_per_grade
 
 
-class ImpsLostScheme:
+class ImpsLostScheme(SchemeBase):
     """The IMPs-lost scheme.  It grades card-play records (``CardPlay``),
     not scored sessions."""
 
-    name = "imps-lost"
+    reads = CARD_PLAY
+    out_columns = OUT_COLUMNS
+    graded_sessions = "imps-lost grades card_play.csv records"
 
     def __init__(self, params: Params | None = None):
         self.params = params or Params()
@@ -232,7 +234,7 @@ class ImpsLostScheme:
 SCHEME = ImpsLostScheme
 
 
-def _check_records(state, player, day, boards, imps_lost, out_rows) -> CardPlay:
+def _validate(state, player, day, boards, imps_lost, out_rows) -> CardPlay:
     n = len(player)
     for name, col in (("day", day), ("boards", boards), ("imps_lost", imps_lost)):
         if len(col) != n:

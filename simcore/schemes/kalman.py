@@ -48,7 +48,7 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.results import KIND_ONLINE
-from simcore.schemes import PlayerTable
+from simcore.schemes import PlayerTable, SchemeBase
 from simcore.schemes.field import standard_score, strength_of_opponents
 from simcore.schemes.ngs import Params as _NGSParams
 
@@ -167,10 +167,10 @@ def _apply_kernel(sessions, entries, belief, pr, weights, tmp, out_after):
             out_after[e, 1] = mu[b]
 
 
-class Kalman:
+class KalmanScheme(SchemeBase):
     """The kalman scheme (``Scheme`` protocol)."""
 
-    name = "kalman"
+    default_variants = ()  # a study scheme: run it by name (simcore run --schemes kalman)
 
     def __init__(self, params: Params | None = None):
         self.params = params or Params()
@@ -233,4 +233,4 @@ def _validate(state: KalmanState, sc, out_after) -> None:
         raise ValueError(f"kalman: pair_score row {int(bad[0])} is {sc.pair_score[bad[0]]}; scores must be finite")
 
 
-SCHEME = Kalman
+SCHEME = KalmanScheme

@@ -69,7 +69,7 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.results import EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE
-from simcore.schemes import PlayerTable
+from simcore.schemes import PlayerTable, SchemeBase
 from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities,
                     add_session, current_grade, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
                     ring_boards)
@@ -408,11 +408,12 @@ def _status_all(ent_f, ent_i, n, provisional, mature, out_status, out_boards):
 
 # --- the scheme -------------------------------------------------------------------------
 
-class NGS:
+class NGSScheme(SchemeBase):
     """The National Grading Scheme (``Scheme`` protocol)."""
 
-    name = "ngs"
+    snapshot_extras = {"status": STATUS, "band": BANDS}
     optional_out_after = True  # apply(..., out_after=None) skips the post-session grades
+    partnership_switch = {"partnership_grades": True}  # partnership histories only on request (memory)
 
     def __init__(self, params: Params | None = None):
         self.params = params or Params()
@@ -513,15 +514,16 @@ class NGS:
     def grades(self, state: NGSState, day: int) -> np.ndarray:
         return self._grades(state, day, 0, state.n_players, True)
 
-    def partnership_grades(self, state: NGSState, day: int) -> np.ndarray:
-        """Grades of tracked partnerships (NaN if untracked or unpublished: < partnership_boards together)."""
+    def partnership_grades(self, state: NGSState, day: int) -> dict[str, np.ndarray]:
+        """``grade``: grade points of tracked partnerships (NaN if untracked or unpublished: fewer than
+        ``partnership_boards`` together within three years); ``boards_3y``: their boards in that time."""
         if state.n_tracked == 0:
-            return np.full(state.pair_count.shape[0], np.nan)
+            return {"grade": np.full(state.pair_count.shape[0], np.nan)}
         g = self._grades(state, day, state.n_players, state.n_players + state.n_tracked, False)
         boards = np.array([ring_boards(state.ent_f, state.n_players + k)
                            for k in range(state.n_tracked)])
         g[boards < self.params.partnership_boards] = np.nan
-        return g
+        return {"grade": g, "boards_3y": boards}
 
     def _grades(self, state, day, first, stop, is_player):
         knots, alpha, beta, tau = self._shape
@@ -578,33 +580,4 @@ def _validate(scored, out_after) -> None:
         raise ValueError("ngs: a session replaces a session id outside this set of results")
 
 
-SCHEME = NGS
-
-
-def _bench(n_sessions: int = 20000, repeats: int = 3) -> None:
-    """Print NGS cost per player-session on 13-table two-winner sessions (24 boards)."""
-    import time
-
-    from simcore.schemes.elo_pairs import synthetic_pairs
-    sc = synthetic_pairs(n_sessions, tables=13, n_players=400)
-    P = int(sc.pair_players.max()) + 1
-    players = PlayerTable(np.ones(P, bool), np.ones(P, bool), np.full(P, np.nan))
-    for label in ("ngs", "ngs(decay=exponential)", "ngs(decay=trapezium,flat=1000)"):
-        from simcore.schemes import make_scheme
-        from simcore.schemes import parse_variant
-        scheme = make_scheme(*parse_variant(label))
-        best = np.inf
-        for _ in range(repeats):
-            state = scheme.new_state(players, len(sc.partnership_players))
-            scheme.apply(state, sc, np.empty((sc.n_entries, 2)))  # compile, warm the rings
-            state = scheme.new_state(players, len(sc.partnership_players))
-            t = time.perf_counter()
-            scheme.apply(state, sc, np.empty((sc.n_entries, 2)))
-            best = min(best, time.perf_counter() - t)
-        ps = 2 * sc.n_entries
-        print(f"{label:<34} {best * 1e9 / ps:7.1f} ns per player-session  "
-              f"({best * 1e9 / (ps * 24):5.2f} ns per player-board at 24 boards)")
-
-
-if __name__ == "__main__":
-    _bench()
+SCHEME = NGSScheme

@@ -54,7 +54,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from simcore.results import KIND_ONLINE, MATCH_KINDS
-from simcore.schemes import PlayerTable
+from simcore.schemes import PlayerTable, SchemeBase
 from simcore.schemes.field import standard_scores
 from simcore.schemes.ngs import Params as _NGSParams
 
@@ -118,10 +118,10 @@ class OfflineState:
         return len(self.start)
 
 
-class Offline:
+class OfflineScheme(SchemeBase):
     """The offline whole-history scheme (``Scheme`` protocol)."""
 
-    name = "offline"
+    default_variants = ()  # a study scheme (a whole-history fit): run it by name
     optional_out_after = True  # the engine passes out_after=None unless it traces: no solve per chunk
 
     def __init__(self, params: Params | None = None):
@@ -434,4 +434,4 @@ def _chain_preconditioner(state: OfflineState, diag: np.ndarray):
     return solve
 
 
-SCHEME = Offline
+SCHEME = OfflineScheme

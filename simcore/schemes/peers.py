@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore.results import KIND_ONLINE, MATCH_KINDS
-from simcore.schemes import PlayerTable
+from simcore.schemes import PlayerTable, SchemeBase
 
 EXTRA = "simcore[peers]"
 
@@ -99,10 +99,10 @@ class PeerState:
         return len(self.member)
 
 
-class _Peer:
+class _Peer(SchemeBase):
     """Common plumbing: the Scheme protocol around a library; subclasses rate groups."""
 
-    name = ""
+    default_variants = ()  # comparisons only, and they need the optional extra simcore[peers]
     package = ""
     mu0 = 0.0
     online = True  # rated session by session (False: whole-history, re-solved at each snapshot)
@@ -167,7 +167,7 @@ class OpenSkillParams:
 
 
 class OpenSkill(_Peer):
-    name, package, mu0 = "openskill", "openskill", 25.0
+    package, mu0 = "openskill", 25.0
 
     def __init__(self, params=None):
         super().__init__(params or OpenSkillParams())
@@ -195,7 +195,7 @@ class TrueSkillParams:
 
 
 class TrueSkill(_Peer):
-    name, package, mu0 = "trueskill", "trueskill", 25.0
+    package, mu0 = "trueskill", 25.0
 
     def __init__(self, params=None):
         super().__init__(params or TrueSkillParams())
@@ -226,7 +226,7 @@ class TTTParams:
 
 
 class TTT(_Peer):
-    name, package, mu0 = "ttt", "trueskillthroughtime", 0.0
+    package, mu0 = "trueskillthroughtime", 0.0
     online = False
 
     def __init__(self, params=None):
@@ -264,7 +264,7 @@ class WHRParams:
 
 
 class WHR(_Peer):
-    name, package, mu0 = "whr", "whr", 0.0
+    package, mu0 = "whr", 0.0
     online = False
 
     def __init__(self, params=None):

@@ -34,7 +34,7 @@ Rules, each a ``Params`` field:
 estimates (a held fixed over a session); ``board_by_board`` is the exact
 update for one player against fixed table-mates.
 
-``python -m simcore.schemes.ppi`` prints the rating throughput in ns per
+``python -m simcore.bench.synthetic ppi`` prints the rating throughput in ns per
 player-board.
 """
 
@@ -46,7 +46,7 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.results import SCORING_MP, days_to_months
-from simcore.schemes import PlayerTable
+from simcore.schemes import PlayerTable, SchemeBase
 
 BANDS = ("club", "diamond", "heart", "spade")
 """Suit-symbol band words; code = index (``PPIScheme.extras()["band"]``)."""
@@ -306,10 +306,11 @@ def _rate_sessions(order, month, scoring, pair_start, trav_start, trav_ns_entry,
 
 # --- the scheme ----------------------------------------------------------------
 
-class PPIScheme:
+class PPIScheme(SchemeBase):
     """The PPI scheme (implements ``simcore.schemes.Scheme``)."""
 
-    name = "ppi"
+    snapshot_extras = {"shown": ("no", "yes"), "active": ("no", "yes"), "band": BANDS}
+    graded_sessions = "PPI rates match-pointed (mp) sessions only"
 
     def __init__(self, params: Params | None = None):
         self.params = params or Params()
@@ -334,7 +335,7 @@ class PPIScheme:
         ``out_after[e, j]`` gets the PPI (MP %) of ``pair_players[e, j]``
         after the session of entry e; NaN for sessions not rated (not MP).
         """
-        _check_scored(state, scored, out_after)
+        _validate(state, scored, out_after)
         out_after[...] = np.nan
         i32 = lambda a: np.asarray(a, np.int32)  # noqa: E731  (no copy when already int32)
         _rate_sessions(i32(scored.order), i32(scored.month), np.asarray(scored.scoring, np.int8),
@@ -395,7 +396,7 @@ def _boards_in_window(state: PPIState, month: int, count: np.ndarray, at_start: 
     return start_of(last + 1).astype(np.int64) - start_of(last - 2)
 
 
-def _check_scored(state: PPIState, scored, out_after: np.ndarray) -> None:
+def _validate(state: PPIState, scored, out_after: np.ndarray) -> None:
     """Validate what the kernel trusts (ids in range, MP % in 0..100, months in
     order); errors name the field, row and value.  Cheap: O(S + E + T) numpy."""
     E = len(scored.pair_players)
@@ -430,68 +431,3 @@ def _check_scored(state: PPIState, scored, out_after: np.ndarray) -> None:
 
 
 SCHEME = PPIScheme
-
-
-# --- throughput ------------------------------------------------------------------
-
-def _synthetic(n_players=2000, n_sessions=1000, tables=13, rounds=8, boards_per_round=3, seed=1):
-    """A ScoredResults of Mitchell-like MP sessions with random players and MP %."""
-    from simcore.results import ScoredResults
-    rng = np.random.default_rng(seed)
-    pairs = 2 * tables
-    boards = rounds * boards_per_round
-    T = tables * boards
-    E = n_sessions * pairs
-    players = np.stack([rng.choice(n_players, 2 * pairs, replace=False) for _ in range(n_sessions)])
-    pair_players = np.sort(players.reshape(E, 2), axis=1).astype(np.int32)
-    r = np.repeat(np.arange(rounds), tables * boards_per_round)
-    tab = np.tile(np.arange(tables), boards)
-    ns_local = tab
-    ew_local = tables + (tab + r) % tables
-    base = (np.arange(n_sessions) * pairs)[:, None]
-    day = 19000 + np.arange(n_sessions) // 20
-    i32 = lambda a: np.asarray(a, np.int32)  # noqa: E731
-    z = lambda n, dt=np.int32: np.zeros(n, dt)  # noqa: E731
-    return ScoredResults(
-        day=i32(day), month=days_to_months(day), club=z(n_sessions), event=z(n_sessions, np.int8),
-        scoring=z(n_sessions, np.int8), winners=np.full(n_sessions, 2, np.int8), kind=z(n_sessions, np.int8),
-        pair_start=np.arange(n_sessions + 1, dtype=np.int64) * pairs,
-        trav_start=np.arange(n_sessions + 1, dtype=np.int64) * T, order=i32(np.arange(n_sessions)),
-        pair_players=pair_players, pair_partnership=i32(np.arange(E)), pair_direction=z(E, np.int8),
-        pair_group=z(E), pair_team=np.full(E, -1, np.int32), pair_boards=np.full(E, boards, np.int32),
-        pair_score=z(E, np.float64), pair_beaten=z(E, np.float64), pair_n_ranked=z(E),
-        match_start=z(E + 1, np.int64), match_opp=z(0), match_mate=z(0), match_opp_mate=z(0), match_boards=z(0),
-        match_result=z(0, np.float64), match_score=z(0, np.float64),
-        trav_ns_mp=rng.integers(0, 25, n_sessions * T) * (100 / 24),
-        trav_ns_entry=i32((base + ns_local).ravel()), trav_ew_entry=i32((base + ew_local).ravel()))
-
-
-def _throughput(established: bool, repeats: int = 7) -> float:
-    """Best ns per player-board of ``PPIScheme.apply`` on ``_synthetic()``:
-    fresh players (k from 0, so m = k for most boards) or established ones
-    (k primed to 1000, w to 400, so m = 600 until the first month change)."""
-    import time
-    scored = _synthetic()
-    P = 2000
-    scheme = PPIScheme()
-    players = PlayerTable(np.ones(P, bool), np.ones(P, bool), np.full(P, np.nan))
-    out = np.empty((len(scored.pair_players), 2))
-    scheme.apply(scheme.new_state(players), scored, out)  # compile / load
-    best = np.inf
-    for _ in range(repeats):
-        state = scheme.new_state(players)
-        if established:
-            state.k[:] = 1000
-            state.w[:] = 400
-        t0 = time.perf_counter()
-        scheme.apply(state, scored, out)
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e9 / (4 * len(scored.trav_ns_mp))
-
-
-if __name__ == "__main__":
-    print("PPI apply, validation included; 1000 MP sessions x 13 tables x 24 boards over 50 days, "
-          "2000 players, one core, best of 7:")
-    for established in (False, True):
-        label = "established players" if established else "fresh players      "
-        print(f"  {label}: {_throughput(established):.2f} ns per player-board")
