@@ -25,9 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from simcore.io.bundle import read_bundle, read_card_play
-from simcore.results import SCORINGS, Results
+from simcore.results import SCORINGS, CardPlay, Results
 from simcore.schemes import CARD_PLAY, PlayerTable, make_scheme, parse_variant
-from simcore.schemes.imps_lost import CardPlay
 from simcore.scoring import score_results
 
 SESSION_COLUMNS = ("session", "date", "player", "grade")
