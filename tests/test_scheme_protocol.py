@@ -15,30 +15,45 @@ PACKAGE = Path(simcore.__file__).parent
 REGISTRY = PACKAGE / "schemes" / "__init__.py"
 
 
-def _spelt_names(tree, names):
-    """(line, text) of every string constant that is a scheme name or a variant of one."""
-    for node in ast.walk(tree):
+def _name_tests(tree, names):
+    """(line, text) of every test of a scheme name: a comparison or membership test against a name (or a
+    variant of one), a dict keyed by names, a lookup by a name."""
+    def spelt(node):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value.strip()
-            if text in names or any(text.startswith(n + "(") for n in names):
-                yield node.lineno, node.value
+            return [text] if text in names or any(text.startswith(n + "(") for n in names) else []
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return [t for elt in node.elts for t in spelt(elt)]
+        return []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            hits = [t for operand in [node.left, *node.comparators] for t in spelt(operand)]
+        elif isinstance(node, ast.Dict):
+            hits = [t for key in node.keys if key is not None for t in spelt(key)]
+        elif isinstance(node, ast.Subscript):
+            hits = spelt(node.slice)
+        else:
+            continue
+        yield from ((node.lineno, t) for t in hits)
 
 
-def test_no_module_outside_the_registry_spells_a_scheme_name():
+def test_no_module_outside_the_registry_tests_a_scheme_name():
     names = set(SCHEMES)
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if path == REGISTRY:
             continue
         tree = ast.parse(path.read_text(), str(path))
-        found += [f"{path.relative_to(PACKAGE.parent)}:{line}: {text!r}" for line, text in _spelt_names(tree, names)]
-    assert not found, "scheme names spelt outside simcore/schemes/__init__.py:\n" + "\n".join(found)
+        found += [f"{path.relative_to(PACKAGE.parent)}:{line}: {text!r}" for line, text in _name_tests(tree, names)]
+    assert not found, "scheme names tested outside simcore/schemes/__init__.py:\n" + "\n".join(found)
 
 
 def test_the_scan_finds_a_name_test():
-    # the scan above must be able to fail: a name comparison and a variant are both caught
-    tree = ast.parse('if scheme.name == "ppi" or label == "ngs(gain=2)": pass\nx = "ngs: message"')
-    assert [text for _, text in _spelt_names(tree, set(SCHEMES))] == ["ppi", "ngs(gain=2)"]
+    # the scan above must be able to fail: comparisons, membership, dict keys and lookups by name are caught
+    tree = ast.parse('if scheme.name == "ppi" or label == "ngs(gain=2)": pass\nx = "ngs: message"\n'
+                     'if name in ("imps-lost", "x"): pass\nEXTRAS = {"ngs": 1}\ny = EXTRAS["ppi"]')
+    assert sorted(text for _, text in _name_tests(tree, set(SCHEMES))) == ["imps-lost", "ngs", "ngs(gain=2)", "ppi",
+                                                                           "ppi"]
 
 
 @pytest.mark.parametrize("name", list(SCHEMES))

@@ -292,18 +292,16 @@ class WHR(_Peer):
         return state.cache["means"]
 
 
-PEERS = {"openskill": (OpenSkill, OpenSkillParams), "trueskill": (TrueSkill, TrueSkillParams),
-         "ttt": (TTT, TTTParams), "whr": (WHR, WHRParams)}
-
-
 def fit_map(name: str, scenario: str = "default", seed: int = 1, years: float = 2.0):
     """(scale, offset) of the least-squares line from a peer's raw rating to true strength (grade points)."""
     import simcore
     from simcore.metrics import graded_mask
-    ds = simcore.run(scenario, schemes=f"{name}(scale=1,offset={PEERS[name][0].mu0})", years=years, seed=seed)
+    from simcore.schemes import scheme_module
+    mu0 = scheme_module(name).SCHEME.mu0
+    ds = simcore.run(scenario, schemes=f"{name}(scale=1,offset={mu0})", years=years, seed=seed)
     snap = ds.isel(time=-1)
     mask = graded_mask(snap).isel(scheme=0).values
-    raw = snap["grade"].isel(scheme=0).values[mask] - PEERS[name][0].mu0
+    raw = snap["grade"].isel(scheme=0).values[mask] - mu0
     truth = snap["true_strength"].values[mask]
     scale, offset = np.polyfit(raw, truth, 1)
     return float(scale), float(offset)
