@@ -249,6 +249,7 @@ def _one_session_plan(kind):
     return SessionPlan(day=one(19000, np.int32), venue=one(0, np.int32), event=one(0, np.int8),
                        kind=one(m.code, np.int8), scoring=one(scoring, np.int8), winners=one(winners, np.int8),
                        boards=one(24, np.int32), boards_per_round=one(2 if kind == "online" else 0, np.int32),
+                       scored_on=one(19000, np.int32),
                        entry_start=np.array([0, len(a)], np.int64), a=a, b=b, ptype=np.zeros(len(a), np.int8),
                        bonus=np.zeros(len(a)), team=team)
 
