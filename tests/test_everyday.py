@@ -127,6 +127,13 @@ def test_experiment_headline_is_a_table():
     head = next(i for i, line in enumerate(lines) if line.startswith("schemes"))
     assert lines[head].split() == ["schemes", "rmse", "share"]
     assert lines[head + 2].split() == ["ngs", "2.512", "n/a"] and lines[head + 3].split() == ["ppi", "3"]
+    # figures with their intervals over replicates (experiments/_report.ci and .paired)
+    text = headline_table({"table": {"ngs": {"rmse": {"mean": 2.5, "ci": [2.4, 2.6], "n": 5},
+                                             "vs_ngs": {"diff": -0.31, "ci": [-0.4, -0.2], "verdict": "better"}}},
+                           "claims": {"half_life": {"mean": 35.2, "ci": [33.0, 37.5], "n": 5}}})
+    assert "claims.half_life: 35.2 [33, 37.5]" in text
+    row = next(line for line in text.splitlines() if line.startswith("ngs"))
+    assert "2.5 [2.4, 2.6]" in row and "-0.31 [-0.4, -0.2] better" in row
 
 
 def test_summary_legend_defines_every_column():
@@ -220,3 +227,26 @@ def test_run_progress_shows_compilation_above_the_bar(monkeypatch, tty):
         assert "41 functions in 21.5 s" in text and "2.5 M player-boards/s" in text
     else:
         assert text.count("compiling kernels") == 1  # said once: logs do not fill with updates
+
+
+def test_run_prints_intervals_over_replicates():
+    import xarray as xr
+
+    from simcore.cli.run import INTERVAL_COLUMNS, interval_table
+    from simcore.metrics.intervals import format_ci, mean_ci
+
+    def per_replicate(R):
+        rng = np.random.default_rng(R)
+        data = {key: (("replicate", "scheme"), rng.normal(3, 0.2, (R, 2))) for key, _ in INTERVAL_COLUMNS}
+        ds = xr.Dataset(data, coords={"replicate": np.arange(R), "scheme": ["ngs", "ppi"]})
+        ds["aces_eights"][0, 1] = np.nan  # a replicate without a graded near-exclusive partnership
+        return ds
+
+    ds = per_replicate(4)
+    text = interval_table(ds)
+    assert "95 % intervals over the 4 replicates" in text
+    ngs = next(line for line in text.splitlines() if line.startswith("ngs"))
+    assert format_ci(*mean_ci(ds["rmse"].isel(scheme=0).values)) in ngs
+    ppi = next(line for line in text.splitlines() if line.startswith("ppi"))
+    assert "n/a in 1 of 4" in ppi  # no interval from fewer replicates than ran, and it says so
+    assert "One replicate: no interval" in interval_table(per_replicate(1))

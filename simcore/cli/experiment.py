@@ -45,7 +45,18 @@ def main(args) -> int:
     return 0
 
 
+def _is_figure(value) -> bool:
+    """A figure with its interval over replicates: {"mean", "ci"} or a paired {"diff", "ci", "verdict"}."""
+    return isinstance(value, dict) and "ci" in value and ("mean" in value or "diff" in value)
+
+
 def _cell(value) -> str:
+    if _is_figure(value):
+        lo, hi = value["ci"]
+        if "diff" in value:
+            verdict = f" {value['verdict']}" if value.get("verdict") else ""
+            return f"{value['diff']:+.4g} [{_cell(lo)}, {_cell(hi)}]{verdict}"
+        return f"{_cell(value['mean'])} [{_cell(lo)}, {_cell(hi)}]"
     if isinstance(value, bool) or value is None:
         return str(value).lower()
     if isinstance(value, float):
@@ -58,19 +69,21 @@ def _cell(value) -> str:
 def headline_table(headline: dict) -> str:
     """A study's headline figures as text: scalars one a line, a table of rows (a dict of dicts
     sharing their keys, such as figures per scheme variant) as aligned columns, anything deeper as
-    dotted keys."""
+    dotted keys.  A figure with its interval over replicates reads ``mean [lo, hi]`` (95 %), a
+    paired difference ``+diff [lo, hi] verdict``."""
     lines, tables = [], []
     for key, value in headline.items():
-        if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+        if isinstance(value, dict) and value and not _is_figure(value) and \
+                all(isinstance(v, dict) and not _is_figure(v) for v in value.values()):
             tables.append((key, value))
-        elif isinstance(value, dict):
+        elif isinstance(value, dict) and not _is_figure(value):
             lines += [f"{key}.{k}: {_cell(v)}" for k, v in value.items()]
         else:
             lines.append(f"{key}: {_cell(value)}")
     for key, rows in tables:
         columns = list(dict.fromkeys(c for row in rows.values() for c in row))
-        cells = [[str(name)] + [_cell(row.get(c, "")) if not isinstance(row.get(c), dict) else
-                                json.dumps(row.get(c), default=float) for c in columns]
+        cells = [[str(name)] + [_cell(row.get(c, "")) if _is_figure(row.get(c)) or not isinstance(row.get(c), dict)
+                                else json.dumps(row.get(c), default=float) for c in columns]
                  for name, row in rows.items()]
         head = [key] + columns
         widths = [max(len(r[i]) for r in [head, *cells]) for i in range(len(head))]

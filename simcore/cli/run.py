@@ -33,6 +33,8 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
+
 from simcore.cli import UsageError
 
 
@@ -170,6 +172,7 @@ def main(args) -> int:
         print(json.dumps(summary, indent=2))
         return 0
     print(summary_table(summary))
+    print("\n" + interval_table(metrics.summary_per_replicate(ds)))
     pb = engine.player_boards
     run_s = max(wall - engine.compile_seconds, 1e-9)
     compiled = (f"; plus {engine.compile_seconds:.1f} s compiling kernels (first run only)"
@@ -208,6 +211,36 @@ SUMMARY_LEGEND = (
     "              match-pointed sessions only.  So the columns of two schemes may describe different players.",
     "  n/a         nothing to measure (e.g. no near-exclusive partnership graded yet).",
 )
+
+
+INTERVAL_COLUMNS = (("rmse", "RMSE"), ("rank_corr", "rank r"), ("bias", "bias"), ("club_bias", "club bias"),
+                    ("aces_eights", "A&E gap"), ("volatility", "volatility"))
+
+
+def interval_table(per_replicate) -> str:
+    """The summary's figures as ``mean [low, high]``: 95 % Student-t intervals over the replicates
+    (``metrics.intervals``), or a line saying why there are none."""
+    from simcore.metrics.intervals import format_ci, mean_ci
+    R = per_replicate.sizes["replicate"]
+    if R < 2:
+        return ("One replicate: no interval over replicates for these figures.  Run with --replicates 5 "
+                "(or 'simcore compare') to see how far they would move with another population.")
+    labels = [str(x) for x in per_replicate["scheme"].values]
+    rows = []
+    for j, label in enumerate(labels):
+        cells = []
+        for key, _ in INTERVAL_COLUMNS:
+            values = per_replicate[key].isel(scheme=j).values
+            if np.isfinite(values).all():
+                cells.append(format_ci(*mean_ci(values, name=f"{label} {key}"), digits=3 if key == "rank_corr" else 2))
+            else:
+                cells.append(f"n/a in {int((~np.isfinite(values)).sum())} of {R}")
+        rows.append([label, *cells])
+    head = ["scheme", *(title for _, title in INTERVAL_COLUMNS)]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    fmt = lambda r: "  ".join(x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, widths)))  # noqa: E731
+    return "\n".join([f"95 % intervals over the {R} replicates (Student t; paired differences between "
+                      "schemes: 'simcore compare'):", fmt(head), "-" * len(fmt(head)), *map(fmt, rows)])
 
 
 def summary_table(summary: dict) -> str:
