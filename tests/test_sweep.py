@@ -83,8 +83,10 @@ def test_ctrl_c_prints_one_line_and_keeps_the_points(tmp_path):
     """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: workers included."""
     spec_file = write_sweep(tmp_path / "s.toml", "sweep_runner:run", {"scale": [1, 2, 3]}, seeds=2)
     out = tmp_path / "run"
+    # 3 s a point: on a loaded machine this test may not look again for seconds, and the sweep must
+    # still be running when the signal comes
     proc = _cli([str(spec_file), "--out", str(out), "--workers", "1", "--no-progress"],
-                env_extra={"SIMCORE_TEST_POINT_SLEEP": "1.0"})
+                env_extra={"SIMCORE_TEST_POINT_SLEEP": "3.0"})
     deadline = time.time() + 180
     while time.time() < deadline and len(list((out / "points").glob("*.nc"))) < 1:
         time.sleep(0.1)
