@@ -35,10 +35,18 @@ def _boom(*args, **kwargs):
 @pytest.fixture
 def no_work(monkeypatch, tmp_path):
     """Any simulation, grading, scoring, cluster or study raises; the test runs in an empty folder."""
+    import importlib
+
+    from simcore.cli import SUBCOMMANDS
     from simcore.engine import Engine
     from simcore.engine import sweep as sw
     from simcore.schemes import make_scheme, scheme_names
     from simcore.scoring import score_results
+    # every module that binds score_results at import is imported now, before the patch: one first
+    # imported while it is patched would keep the patched function after the test
+    for modname in [m for m, _ in SUBCOMMANDS.values()] + ["simcore.engine.replay", "simcore.io.importer",
+                                                          "simcore.metrics.describe"]:
+        importlib.import_module(modname)
     monkeypatch.setattr(Engine, "run", _boom)
     for module in list(sys.modules.values()):  # wherever score_results is bound (engine, replay, ...)
         if getattr(module, "__name__", "").startswith("simcore") and \
@@ -52,8 +60,6 @@ def no_work(monkeypatch, tmp_path):
         monkeypatch.setattr(type(scheme), "apply", _boom)
     monkeypatch.setattr(sw, "_make_client", _boom)
     monkeypatch.setattr(sw, "run_point", _boom)
-    import importlib
-
     from experiments import STUDIES
     for modname in STUDIES.values():
         monkeypatch.setattr(importlib.import_module(modname), "run", _boom)
