@@ -1,6 +1,7 @@
 """Bridge score model: table draws, board deals, deal-pool construction, card-play records."""
 import numpy as np
 
+from simcore.bench import bridge_model as bench
 from simcore.bridge import model as bm
 
 
@@ -17,7 +18,7 @@ class TableDraws:
         self.time_boards(tables)
 
     def time_boards(self, tables):
-        bm._bench_draws(self.pool.scores, self.pool.thresholds, self.pool.n_deals, 100_000, tables,
+        bench._bench_draws(self.pool.scores, self.pool.thresholds, self.pool.n_deals, 100_000, tables,
                         self.params_.alpha, 1.0, np.uint64(2), self.sink)
 
 
@@ -36,4 +37,4 @@ class CardPlay:
         self.time_100k_player_sessions()
 
     def time_100k_player_sessions(self):
-        bm._bench_imps(100_000, 24, np.uint64(3), self.sink)
+        bench._bench_imps(100_000, 24, np.uint64(3), self.sink)

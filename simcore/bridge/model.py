@@ -154,7 +154,7 @@ ValueError naming the field and the value.  The defaults were tuned with
 tests use) to the EBU variability study (seed 001, FR18): see
 ``simcore.bridge.calibration`` for the figures and how each is measured.
 
-Speed (``python -m simcore.bridge.model``; one core here): a table draw
+Speed (``python -m simcore.bench.bridge_model``; one core here): a table draw
 about 10 ns per table-board, ``deal_board`` about 4 ns plus one cache miss
 per board, the pool about 3 us per deal, a card-play record about 130 ns
 per player-session.
@@ -164,8 +164,6 @@ from __future__ import annotations
 
 import math
 import statistics
-import sys
-import time
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -1052,88 +1050,3 @@ def _imps_lost_many(strength, boards, base, slope, floor, dummy_share, key, imps
     for i in range(strength.shape[0]):
         seed_stream(st, key, i, 0)
         imps_out[i], played[i] = draw_imps_lost(strength[i], boards[i], base, slope, floor, dummy_share, st)
-
-
-# --- throughput ------------------------------------------------------------------
-
-
-@kernel
-def _bench_draws(scores, thresholds, n_deals, n_boards, n_tables, alpha, sigma, key, sink):
-    st = np.empty(1, np.uint64)
-    seed_stream(st, key, 0, 0)
-    acc = 0
-    for b in range(n_boards):
-        code = deal_board(n_deals, _vulnerability(b % 16 + 1), st)
-        for t in range(n_tables):
-            acc += draw_ns_score(scores, thresholds, code, 45.0 + (t & 7), 52.0 - (t & 3), alpha, sigma, st)
-    sink[0] = acc
-
-
-@kernel
-def _bench_deal(n_deals, n_boards, key, sink):
-    st = np.empty(1, np.uint64)
-    seed_stream(st, key, 0, 0)
-    acc = 0
-    for b in range(n_boards):
-        acc += deal_board(n_deals, _vulnerability(b % 16 + 1), st)
-    sink[0] = acc
-
-
-@kernel
-def _bench_imps(n, boards, key, sink):
-    st = np.empty(1, np.uint64)
-    seed_stream(st, key, 0, 0)
-    acc = 0
-    for i in range(n):
-        imps, played = draw_imps_lost(40.0 + (i % 20), boards, 1.2, 0.05, 0.55, 0.25, st)
-        acc += imps + played
-    sink[0] = acc
-
-
-def throughput(params: BridgeModelParams | None = None, repeat: int = 5) -> dict:
-    """Best-of-``repeat`` timings (ns) of the model's kernels, after compiling them."""
-    params = params or BridgeModelParams()
-    sink = np.zeros(1, np.int64)
-    key = np.uint64(12345)
-
-    def best(fn):
-        fn()
-        times = []
-        for _ in range(repeat):
-            t0 = time.perf_counter_ns()
-            fn()
-            times.append(time.perf_counter_ns() - t0)
-        return min(times)
-
-    n_pool = 2048
-    pool = build_pool(params, key, 16)
-    res = {"pool_build_ns_per_deal": best(lambda: build_pool(params, key, n_pool)) / n_pool}
-    pool = build_pool(params, key)
-    nb = 200_000
-    res["deal_board_ns_per_board"] = best(lambda: _bench_deal(pool.n_deals, nb, key, sink)) / nb
-    # cost of a board at T tables = per-board part (deal + first touch of the row) + T x per-table draw
-    sizes = (4, 8, 16, 32)
-    per_board = []
-    for tables in sizes:
-        nbt = 2_000_000 // tables
-        per_board.append(best(lambda: _bench_draws(pool.scores, pool.thresholds, pool.n_deals, nbt, tables,
-                                                   params.alpha, 1.0, key, sink)) / nbt)
-        res[f"board_ns_at_{tables}_tables"] = per_board[-1]
-    slope, intercept = np.polyfit(np.array(sizes, float), np.array(per_board), 1)
-    res["draw_ns_per_table_board"] = float(slope)
-    res["board_overhead_ns"] = float(intercept)
-    ni = 200_000
-    res["imps_lost_ns_per_player_session_24_boards"] = best(lambda: _bench_imps(ni, 24, key, sink)) / ni
-    return res
-
-
-def _main() -> int:
-    res = throughput()
-    print("simcore.bridge.model throughput (one core, best of 5, compiled):")
-    for k, v in res.items():
-        print(f"  {k:<45} {v:8.1f} ns")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(_main())

@@ -114,6 +114,7 @@ Choices where seed 004 is loose (each a parameter where it is a number)
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -255,6 +256,13 @@ class EloPairsState:
         return len(self.player_sum)
 
 
+def _ratings(state: EloPairsState) -> Ratings:
+    """The state's arrays bundled for the kernels (after any ``grow``, which replaces them)."""
+    return Ratings(state.rating, state.pending, state.sessions, state.month_sessions, state.last_day, state.players,
+                   state.touched, state.is_touched, state.player_sum, state.player_count, state.player_seed,
+                   state.clock)
+
+
 _PARTNERSHIP_FIELDS = ("rating", "pending", "sessions", "month_sessions", "last_day", "players",
                        "touched", "is_touched")
 
@@ -290,185 +298,218 @@ def grade_to_rating(grade, params: Params):
 
 # --- the session kernel -----------------------------------------------------
 
-@kernel
-def _publish(rating, pending, sessions, month_sessions, players, touched, is_touched,
-             player_sum, clock):
+@kernel(refcount=False)
+def _publish(st):
     """Add the unpublished adjustments and session counts of touched pairs."""
-    for t in range(clock[2]):
-        p = touched[t]
-        d = pending[p]
-        rating[p] += d
-        player_sum[players[p, 0]] += d
-        player_sum[players[p, 1]] += d
-        pending[p] = 0.0
-        sessions[p] += month_sessions[p]
-        month_sessions[p] = 0
-        is_touched[p] = 0
-    clock[2] = 0
+    for t in range(st.clock[2]):
+        p = st.touched[t]
+        d = st.pending[p]
+        st.rating[p] += d
+        st.player_sum[st.players[p, 0]] += d
+        st.player_sum[st.players[p, 1]] += d
+        st.pending[p] = 0.0
+        st.sessions[p] += st.month_sessions[p]
+        st.month_sessions[p] = 0
+        st.is_touched[p] = 0
+    st.clock[2] = 0
 
 
-@kernel
-def _apply_kernel(order, day, month, kind, pair_start, pair_players, pair_partnership, pair_group,
-                  pair_score, match_start, match_opp, match_mate, match_opp_mate, match_result,
-                  monthly, k_est, k_prov, k_top, top_rating, n_established, ref_weight, stale_days,
-                  seed_rating, elo_per_grade,
-                  rating, pending, sessions, month_sessions, last_day, players, touched, is_touched,
-                  player_sum, player_count, player_seed, clock,
-                  q, w_sum, delta, est_flag, n_used, rated, out_after):
-    """Rate the sessions of one chunk in ``order``; see the module docstring.
+# The kernels take named bundles instead of forty-odd arrays (numba types namedtuples field by field, so a
+# field is read by name and a reordered field cannot be misread).  They allocate nothing, so they run without
+# reference counting (``_jit.kernel``): passing bundles of arrays between them would otherwise cost an
+# incref/decref pair per array per call:
+#   Sessions, Pairs, Matches   the ScoredResults columns Elo reads;
+#   Ratings                    the state's arrays (EloPairsState);
+#   Consts                     the parameters as named scalars (Elo points, days, sessions);
+#   Scratch                    per-entry work arrays and ``out_after``.
+Sessions = namedtuple("Sessions", "order day month kind pair_start")
+Pairs = namedtuple("Pairs", "players partnership group score")
+Matches = namedtuple("Matches", "start opp mate opp_mate result")
+Ratings = namedtuple("Ratings", "rating pending sessions month_sessions last_day players touched is_touched "
+                                "player_sum player_count player_seed clock")
+Consts = namedtuple("Consts", "monthly k k_provisional k_top top_rating established_sessions ref_weight stale_days "
+                              "seed_rating elo_per_grade")
+Scratch = namedtuple("Scratch", "q w_sum delta est_flag n_used rated out_after")
+
+
+@kernel(refcount=False)
+def _start_pairs(ss, pp, st, s, c):
+    """New pairs of session ``s`` get their initial rating; returning stale pairs turn provisional."""
+    for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
+        p = pp.partnership[e]
+        if st.last_day[p] == NEVER:
+            a = pp.players[e, 0]
+            b = pp.players[e, 1]
+            cnt = st.player_count[a] + st.player_count[b]
+            if cnt > 0:
+                r0 = (st.player_sum[a] + st.player_sum[b]) / cnt
+            else:
+                r0 = 0.5 * (st.player_seed[a] + st.player_seed[b])
+            st.rating[p] = r0
+            st.players[p, 0] = a
+            st.players[p, 1] = b
+            st.player_sum[a] += r0
+            st.player_sum[b] += r0
+            st.player_count[a] += 1
+            st.player_count[b] += 1
+        elif ss.day[s] - st.last_day[p] > c.stale_days:
+            st.sessions[p] = 0
+            st.month_sessions[p] = 0
+        st.last_day[p] = ss.day[s]
+
+
+@kernel(refcount=False)
+def _rate_matches(ss, pp, mm, st, s, c, tmp):
+    """Swiss pairs and teams: adjustments (Elo points) from the match rows of session ``s``."""
+    sqrt2 = math.sqrt(2.0)
+    teams = _IS_TEAM[ss.kind[s]]
+    for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
+        p = pp.partnership[e]
+        est = st.sessions[p] >= c.established_sessions
+        r_own = st.rating[p]
+        if teams and mm.start[e + 1] > mm.start[e]:
+            mp = pp.partnership[mm.mate[mm.start[e]]]
+            r_own = (st.rating[p] + st.rating[mp]) / sqrt2
+            if est and st.sessions[mp] < c.established_sessions:
+                tmp.rated[e] = 0  # a provisional team-mate: no established points change
+                continue
+        used = 0
+        sw = 0.0
+        swd = 0.0
+        for m in range(mm.start[e], mm.start[e + 1]):
+            o = pp.partnership[mm.opp[m]]
+            r_opp = st.rating[o]
+            opp_est = st.sessions[o] >= c.established_sessions
+            if teams:
+                oq = pp.partnership[mm.opp_mate[m]]
+                r_opp = (st.rating[o] + st.rating[oq]) / sqrt2
+                opp_est = opp_est and st.sessions[oq] >= c.established_sessions
+            if est:
+                if not opp_est:
+                    continue
+                w = 1.0
+            else:
+                w = c.ref_weight if opp_est else 1.0
+            if w <= 0.0:
+                continue
+            ex = 1.0 / (1.0 + 10.0 ** ((r_opp - r_own) / 400.0))
+            used += 1
+            sw += w
+            swd += w * (mm.result[m] - ex)
+        if used == 0:
+            tmp.rated[e] = 0
+            continue
+        kk = c.k_provisional if not est else (c.k_top if st.rating[p] >= c.top_rating else c.k)
+        tmp.delta[e] = kk * math.sqrt(used) * swd / sw
+        tmp.rated[e] = 1
+
+
+@kernel(refcount=False)
+def _rate_groups(ss, pp, st, s, c, tmp):
+    """Pairs ranked in groups: adjustments (Elo points) against every rival of the same group.
+
+    Each couple (e, o) is visited once: E_oe = 1 − E_eo and a_oe = 1 − a_eo;
+    E_eo = q_e / (q_e + q_o) with q = 10^((r − rmax)/400).  An opponent's
+    weight is 1 for a provisional pair (ref_weight if the opponent is
+    established) and 1 or 0 (opponent provisional) for an established pair.
+    """
+    lo, hi = ss.pair_start[s], ss.pair_start[s + 1]
+    # the bundles' arrays as locals: the inner loop below is the scheme's hot spot
+    q, w_sum, delta, est_flag, n_used, rated = tmp.q, tmp.w_sum, tmp.delta, tmp.est_flag, tmp.n_used, tmp.rated
+    part, group, score, rating, sessions = pp.partnership, pp.group, pp.score, st.rating, st.sessions
+    rmax = -np.inf
+    for e in range(lo, hi):
+        rmax = max(rmax, rating[part[e]])
+    for e in range(lo, hi):
+        p = part[e]
+        q[e] = 10.0 ** ((rating[p] - rmax) / 400.0)
+        est_flag[e] = 1 if sessions[p] >= c.established_sessions else 0
+        n_used[e] = 0
+        w_sum[e] = 0.0
+        delta[e] = 0.0  # Σ w (a − E) until the end of the session
+    for e in range(lo, hi):
+        g = group[e]
+        se = score[e]
+        qe = q[e]
+        est_e = est_flag[e]
+        # weights of e's opponent o (w_eo) and of e as o's opponent (w_oe),
+        # by o's status: provisional (p) or established (x)
+        w_eo_p = 0.0 if est_e else 1.0
+        w_eo_x = 1.0 if est_e else c.ref_weight
+        w_oe_p = c.ref_weight if est_e else 1.0
+        w_oe_x = 1.0 if est_e else 0.0
+        used = n_used[e]
+        sw = w_sum[e]
+        swd = delta[e]
+        for o in range(e + 1, hi):
+            if group[o] != g:
+                continue
+            so = score[o]
+            d = (se > so) + 0.5 * (se == so) - qe / (qe + q[o])  # branch-free: ties are common
+            est_o = est_flag[o]  # 0/1; arithmetic, since statuses mix unpredictably
+            w_eo = w_eo_p + est_o * (w_eo_x - w_eo_p)
+            w_oe = w_oe_p + est_o * (w_oe_x - w_oe_p)
+            used += w_eo > 0.0
+            sw += w_eo
+            swd += w_eo * d
+            n_used[o] += w_oe > 0.0
+            w_sum[o] += w_oe
+            delta[o] -= w_oe * d
+        n_used[e] = used
+        w_sum[e] = sw
+        delta[e] = swd
+    for e in range(lo, hi):
+        if n_used[e] == 0:
+            rated[e] = 0
+            continue
+        p = part[e]
+        kk = c.k_provisional if est_flag[e] == 0 else (c.k_top if rating[p] >= c.top_rating else c.k)
+        delta[e] = kk * math.sqrt(n_used[e]) * delta[e] / w_sum[e]
+        rated[e] = 1
+
+
+@kernel(refcount=False)
+def _book(ss, pp, st, s, c, tmp):
+    """Book session ``s``'s adjustments as pending; ``out_after`` gets the ratings in grade points."""
+    for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
+        p = pp.partnership[e]
+        if tmp.rated[e]:
+            st.pending[p] += tmp.delta[e]
+            st.month_sessions[p] += 1
+            if st.is_touched[p] == 0:
+                st.is_touched[p] = 1
+                st.touched[st.clock[2]] = p
+                st.clock[2] += 1
+            g = 50.0 + (st.rating[p] + st.pending[p] - c.seed_rating) / c.elo_per_grade
+            tmp.out_after[e, 0] = g
+            tmp.out_after[e, 1] = g
+        else:
+            tmp.out_after[e, 0] = np.nan
+            tmp.out_after[e, 1] = np.nan
+
+
+@kernel(refcount=False)
+def _apply_kernel(ss, pp, mm, st, c, tmp):
+    """Rate the sessions of one chunk in ``ss.order``; see the module docstring.
 
     Scratch arrays q, w_sum, delta (float64), est_flag, rated (int8) and
     n_used (int32) have one slot per pair entry.  ``out_after`` (E, 2)
-    receives grade units or NaN.
+    receives grade points or NaN.
     """
-    sqrt2 = math.sqrt(2.0)
-    for s in order:
-        if monthly and month[s] != clock[0] and clock[0] >= 0:
-            _publish(rating, pending, sessions, month_sessions, players, touched, is_touched,
-                     player_sum, clock)
-        clock[0] = month[s]
-        clock[1] = day[s]
-        lo = pair_start[s]
-        hi = pair_start[s + 1]
-        # new pairs get their initial rating; returning stale pairs turn provisional
-        for e in range(lo, hi):
-            p = pair_partnership[e]
-            if last_day[p] == NEVER:
-                a = pair_players[e, 0]
-                b = pair_players[e, 1]
-                cnt = player_count[a] + player_count[b]
-                if cnt > 0:
-                    r0 = (player_sum[a] + player_sum[b]) / cnt
-                else:
-                    r0 = 0.5 * (player_seed[a] + player_seed[b])
-                rating[p] = r0
-                players[p, 0] = a
-                players[p, 1] = b
-                player_sum[a] += r0
-                player_sum[b] += r0
-                player_count[a] += 1
-                player_count[b] += 1
-            elif day[s] - last_day[p] > stale_days:
-                sessions[p] = 0
-                month_sessions[p] = 0
-            last_day[p] = day[s]
+    for s in ss.order:
+        if c.monthly and ss.month[s] != st.clock[0] and st.clock[0] >= 0:
+            _publish(st)
+        st.clock[0] = ss.month[s]
+        st.clock[1] = ss.day[s]
+        _start_pairs(ss, pp, st, s, c)
         # adjustments, all from the ratings published before this session
-        ks = kind[s]
-        if _RATED_BY_MATCH[ks]:
-            teams = _IS_TEAM[ks]
-            for e in range(lo, hi):
-                p = pair_partnership[e]
-                est = sessions[p] >= n_established
-                r_own = rating[p]
-                if teams and match_start[e + 1] > match_start[e]:
-                    mp = pair_partnership[match_mate[match_start[e]]]
-                    r_own = (rating[p] + rating[mp]) / sqrt2
-                    if est and sessions[mp] < n_established:
-                        rated[e] = 0  # a provisional team-mate: no established points change
-                        continue
-                used = 0
-                sw = 0.0
-                swd = 0.0
-                for m in range(match_start[e], match_start[e + 1]):
-                    o = pair_partnership[match_opp[m]]
-                    r_opp = rating[o]
-                    opp_est = sessions[o] >= n_established
-                    if teams:
-                        oq = pair_partnership[match_opp_mate[m]]
-                        r_opp = (rating[o] + rating[oq]) / sqrt2
-                        opp_est = opp_est and sessions[oq] >= n_established
-                    if est:
-                        if not opp_est:
-                            continue
-                        w = 1.0
-                    else:
-                        w = ref_weight if opp_est else 1.0
-                    if w <= 0.0:
-                        continue
-                    ex = 1.0 / (1.0 + 10.0 ** ((r_opp - r_own) / 400.0))
-                    used += 1
-                    sw += w
-                    swd += w * (match_result[m] - ex)
-                if used == 0:
-                    rated[e] = 0
-                    continue
-                kk = k_prov if not est else (k_top if rating[p] >= top_rating else k_est)
-                delta[e] = kk * math.sqrt(used) * swd / sw
-                rated[e] = 1
+        if _RATED_BY_MATCH[ss.kind[s]]:
+            _rate_matches(ss, pp, mm, st, s, c, tmp)
         else:
-            # pairs ranked in groups.  Each couple (e, o) is visited once: E_oe = 1 − E_eo
-            # and a_oe = 1 − a_eo; E_eo = q_e / (q_e + q_o) with q = 10^((r − rmax)/400).
-            # An opponent's weight is 1 for a provisional pair (ref_weight if the
-            # opponent is established) and 1 or 0 (opponent provisional) for an
-            # established pair.
-            rmax = -np.inf
-            for e in range(lo, hi):
-                rmax = max(rmax, rating[pair_partnership[e]])
-            for e in range(lo, hi):
-                p = pair_partnership[e]
-                q[e] = 10.0 ** ((rating[p] - rmax) / 400.0)
-                est_flag[e] = 1 if sessions[p] >= n_established else 0
-                n_used[e] = 0
-                w_sum[e] = 0.0
-                delta[e] = 0.0  # Σ w (a − E) until the end of the session
-            for e in range(lo, hi):
-                g = pair_group[e]
-                se = pair_score[e]
-                qe = q[e]
-                est_e = est_flag[e]
-                # weights of e's opponent o (w_eo) and of e as o's opponent (w_oe),
-                # by o's status: provisional (p) or established (x)
-                w_eo_p = 0.0 if est_e else 1.0
-                w_eo_x = 1.0 if est_e else ref_weight
-                w_oe_p = ref_weight if est_e else 1.0
-                w_oe_x = 1.0 if est_e else 0.0
-                used = n_used[e]
-                sw = w_sum[e]
-                swd = delta[e]
-                for o in range(e + 1, hi):
-                    if pair_group[o] != g:
-                        continue
-                    so = pair_score[o]
-                    d = (se > so) + 0.5 * (se == so) - qe / (qe + q[o])  # branch-free: ties are common
-                    est_o = est_flag[o]  # 0/1; arithmetic, since statuses mix unpredictably
-                    w_eo = w_eo_p + est_o * (w_eo_x - w_eo_p)
-                    w_oe = w_oe_p + est_o * (w_oe_x - w_oe_p)
-                    used += w_eo > 0.0
-                    sw += w_eo
-                    swd += w_eo * d
-                    n_used[o] += w_oe > 0.0
-                    w_sum[o] += w_oe
-                    delta[o] -= w_oe * d
-                n_used[e] = used
-                w_sum[e] = sw
-                delta[e] = swd
-            for e in range(lo, hi):
-                if n_used[e] == 0:
-                    rated[e] = 0
-                    continue
-                p = pair_partnership[e]
-                kk = k_prov if est_flag[e] == 0 else (k_top if rating[p] >= top_rating else k_est)
-                delta[e] = kk * math.sqrt(n_used[e]) * delta[e] / w_sum[e]
-                rated[e] = 1
-        # book the adjustments; publish now when running
-        for e in range(lo, hi):
-            p = pair_partnership[e]
-            if rated[e]:
-                pending[p] += delta[e]
-                month_sessions[p] += 1
-                if is_touched[p] == 0:
-                    is_touched[p] = 1
-                    touched[clock[2]] = p
-                    clock[2] += 1
-                g = 50.0 + (rating[p] + pending[p] - seed_rating) / elo_per_grade
-                out_after[e, 0] = g
-                out_after[e, 1] = g
-            else:
-                out_after[e, 0] = np.nan
-                out_after[e, 1] = np.nan
-        if not monthly:
-            _publish(rating, pending, sessions, month_sessions, players, touched, is_touched,
-                     player_sum, clock)
+            _rate_groups(ss, pp, st, s, c, tmp)
+        _book(ss, pp, st, s, c, tmp)
+        if not c.monthly:
+            _publish(st)
 
 
 # --- the individual-rating fit ----------------------------------------------
@@ -616,25 +657,20 @@ class EloPairsScheme(SchemeBase):
         _validate(state, scored, out_after)
         p = self.params
         n_e = scored.n_entries
-        q = np.empty(n_e)
-        w_sum = np.empty(n_e)
-        est_flag = np.empty(n_e, np.int8)
-        n_used = np.empty(n_e, np.int32)
-        delta = np.zeros(n_e)
-        rated = np.zeros(n_e, np.int8)
+        tmp = Scratch(q=np.empty(n_e), w_sum=np.empty(n_e), delta=np.zeros(n_e), est_flag=np.empty(n_e, np.int8),
+                      n_used=np.empty(n_e, np.int32), rated=np.zeros(n_e, np.int8), out_after=out_after)
         i32, i64, f64 = np.int32, np.int64, np.float64
         c = lambda name, dtype: np.ascontiguousarray(getattr(scored, name), dtype)  # noqa: E731
-        _apply_kernel(
-            c("order", i32), c("day", i32), c("month", i32), c("kind", np.int8), c("pair_start", i64),
-            c("pair_players", i32), c("pair_partnership", i32), c("pair_group", i32),
-            c("pair_score", f64), c("match_start", i64), c("match_opp", i32), c("match_mate", i32),
-            c("match_opp_mate", i32), c("match_result", f64),
-            p.update == "monthly", float(p.k), float(p.k_provisional), float(p.k_top),
-            float(p.top_rating), int(p.established_sessions), float(p.ref_weight),
-            float(p.stale_days), float(p.seed_rating), float(p.elo_per_grade),
-            state.rating, state.pending, state.sessions, state.month_sessions, state.last_day,
-            state.players, state.touched, state.is_touched, state.player_sum, state.player_count,
-            state.player_seed, state.clock, q, w_sum, delta, est_flag, n_used, rated, out_after)
+        ss = Sessions(c("order", i32), c("day", i32), c("month", i32), c("kind", np.int8), c("pair_start", i64))
+        pp = Pairs(c("pair_players", i32), c("pair_partnership", i32), c("pair_group", i32), c("pair_score", f64))
+        mm = Matches(c("match_start", i64), c("match_opp", i32), c("match_mate", i32), c("match_opp_mate", i32),
+                     c("match_result", f64))
+        consts = Consts(monthly=p.update == "monthly", k=float(p.k), k_provisional=float(p.k_provisional),
+                        k_top=float(p.k_top), top_rating=float(p.top_rating),
+                        established_sessions=int(p.established_sessions), ref_weight=float(p.ref_weight),
+                        stale_days=float(p.stale_days), seed_rating=float(p.seed_rating),
+                        elo_per_grade=float(p.elo_per_grade))
+        _apply_kernel(ss, pp, mm, _ratings(state), consts, tmp)
 
     # reading ------------------------------------------------------------------
     def pair_ratings(self, state: EloPairsState, day: int) -> dict:

@@ -63,12 +63,13 @@ Clubs / Diamonds / Hearts / Spades (61–63 / 63–65 / 65–67 / 67+).
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.results import EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE
+from simcore.results import EVENT_BLACK, EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE
 from simcore.schemes import PlayerTable, SchemeBase
 from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities,
                     add_session, current_grade, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
@@ -128,12 +129,6 @@ class Params:
     def shape(self):
         return kernel_shape(self.decay, self.window, self.flat, self.half_life)
 
-    def weights(self) -> np.ndarray:
-        return np.array([self.weight_club, self.weight_black, self.weight_green])
-
-    def conversions(self) -> np.ndarray:
-        return np.array([self.butler_factor, self.cross_imp_factor, self.aggregate_factor])
-
 
 @dataclass
 class NGSState:
@@ -169,37 +164,54 @@ class NGSState:
 
 
 # --- the kernel --------------------------------------------------------------------------
+# The kernels take a few named bundles instead of forty arrays (numba types namedtuples field by field,
+# so a field is read by name and a reordered field cannot be misread):
+#   Sessions, Pairs   the ScoredResults columns NGS reads (per session / per pair entry);
+#   Rings             the state's arrays (rings of sessions, entity rows, RPCF counts, the PlayerTable);
+#   Consts            the parameters as named scalars (grade points, boards, days);
+#   Shape             the decay kernel (decay.kernel_shape);
+#   Scratch           per-call work arrays and the outputs.
+
+Sessions = namedtuple("Sessions", "order day kind scoring winners event replaces pair_start")
+Pairs = namedtuple("Pairs", "players group boards score partnership match_start match_opp")
+Rings = namedtuple("Rings", "ring_f ring_i ent_f ent_i pair_count pair_low member at_start explicit")
+Consts = namedtuple("Consts", "gain window limit_days pad_boards initial_grade green_initial_grade start_grade "
+                              "returner_grade rpcf rpcf_share known_share butler_factor cross_imp_factor "
+                              "aggregate_factor boards_mode weight_club weight_black weight_green")
+Shape = namedtuple("Shape", "knots alpha beta tau")
+Scratch = namedtuple("Scratch", "grade known sopp sg out_after out_before")
+
 
 @kernel(refcount=False)
-def _evict(ring_f, ring_i, ent_f, ent_i, ent, day, limit_days, window, tau, is_player, pair_count, pair_low):
+def _evict(rg, ent, day, c, tau, is_player):
     """Drop sessions beyond three years or beyond the window; keep RPCF counts in step."""
-    limit = 40.0 * tau if tau > 0.0 else window
-    while ent_i[ent, ICNT] > 0:
-        p = _phys(ent_i, ent, 0)
-        old = ring_i[p, RDAY] < day - limit_days
-        beyond = ent_f[ent, ET] - ring_f[p, 0] >= limit
+    limit = 40.0 * tau if tau > 0.0 else c.window
+    limit_days = int(c.limit_days)
+    while rg.ent_i[ent, ICNT] > 0:
+        p = _phys(rg.ent_i, ent, 0)
+        old = rg.ring_i[p, RDAY] < day - limit_days
+        beyond = rg.ent_f[ent, ET] - rg.ring_f[p, 0] >= limit
         if not (old or beyond):
             break
         if is_player:
-            pid = ring_i[p, RPID]
-            if pid >= 0 and pid < pair_count.shape[0]:
-                pair_count[pid, 0 if pair_low[pid] == ent else 1] -= 1
-        pop_oldest(ring_f, ent_f, ent_i, ent)
+            _count_partnership(rg, rg.ring_i[p, RPID], ent, -1)
+        pop_oldest(rg.ring_f, rg.ent_f, rg.ent_i, ent)
+
+
+@kernel(inline="always", refcount=False)
+def _count_partnership(rg, pid, player, step):
+    """RPCF: sessions in ``player``'s ring with partnership ``pid`` change by ``step``."""
+    if pid >= 0 and pid < rg.pair_count.shape[0]:
+        rg.pair_count[pid, 0 if rg.pair_low[pid] == player else 1] += step
 
 
 @kernel(refcount=False)
-def _grade_now(ring_f, ring_i, ent_f, ent_i, ent, day, knots, alpha, beta, tau, pr, is_player, pair_count,
-               pair_low):
-    """Current grade of an entity on ``day`` (expiring old sessions first)."""
-    _evict(ring_f, ring_i, ent_f, ent_i, ent, day, int(pr[P_LIMIT]), pr[P_WINDOW], tau, is_player, pair_count,
-           pair_low)
-    real = ring_boards(ent_f, ent)
-    return current_grade(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau, pr[P_PAD], real)
-
-
-# indices into the float parameter vector
-(P_GAIN, P_WINDOW, P_LIMIT, P_PAD, P_INIT, P_GREEN_INIT, P_START, P_RETURN, P_RPCF, P_RPCF_SHARE,
- P_KNOWN, P_BUTLER, P_CROSS, P_AGG, P_BOARDS_MODE, P_PART_BOARDS) = range(16)
+def _grade_now(rg, ent, day, c, sh, is_player):
+    """Current grade (grade points) of an entity on ``day`` (expiring old sessions first)."""
+    _evict(rg, ent, day, c, sh.tau, is_player)
+    real = ring_boards(rg.ent_f, ent)
+    return current_grade(rg.ring_f, rg.ent_f, rg.ent_i, ent, sh.knots, sh.alpha, sh.beta, sh.tau, c.pad_boards,
+                         real)
 
 
 @kernel(refcount=False)
@@ -208,185 +220,233 @@ def _start_entity(ent_f, ent_i, ent, grade0):
     ent_i[ent, IEVER] = 0
 
 
+@kernel(inline="always", refcount=False)
+def _event_weight(c, event):
+    """The session's event factor (club, black, green)."""
+    if event == EVENT_GREEN:
+        return c.weight_green
+    if event == EVENT_BLACK:
+        return c.weight_black
+    return c.weight_club
+
+
 @kernel(refcount=False)
-def _apply_kernel(order, day, kind, scoring, winners, event, replaces, pair_start, pair_players, pair_group,
-                  pair_boards, pair_score, pair_partnership, match_start, match_opp, ring_f, ring_i, ent_f, ent_i,
-                  pair_count, pair_low, member, at_start, explicit, n_players, n_tracked, seq_base, pr, weights,
-                  knots, alpha, beta, tau, grade_tmp, known_tmp, sopp_tmp, sg_tmp, out_after, out_before,
-                  want_after, first_index):
-    """Grade sessions order[first_index:], returning the index reached.
+def _has_room(ss, pp, rg, s, n_players, n_tracked):
+    """Room for one more session in every history session ``s`` touches."""
+    for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
+        for j in range(2):
+            if rg.ent_i[pp.players[e, j], ICNT] >= rg.ent_i[pp.players[e, j], ICAP] - 1:
+                return False
+        pid = pp.partnership[e]
+        if pid < n_tracked and rg.ent_i[n_players + pid, ICNT] >= rg.ent_i[n_players + pid, ICAP] - 1:
+            return False
+    return True
+
+
+@kernel(refcount=False)
+def _remove_session(ss, pp, rg, r, n_players, n_tracked, seq_base, tau):
+    """A correction: take the replaced session ``r`` out of every history."""
+    seq_r = seq_base + r
+    for e in range(ss.pair_start[r], ss.pair_start[r + 1]):
+        for j in range(3):
+            ent = pp.players[e, j] if j < 2 else n_players + pp.partnership[e]
+            if j == 2 and pp.partnership[e] >= n_tracked:
+                continue
+            for q in range(rg.ent_i[ent, ICNT]):
+                p = _phys(rg.ent_i, ent, q)
+                if rg.ring_i[p, RSEQ] == seq_r:
+                    if j < 2:
+                        _count_partnership(rg, rg.ring_i[p, RPID], ent, -1)
+                    remove_at(rg.ring_f, rg.ring_i, rg.ent_f, rg.ent_i, ent, q, tau)
+                    break
+
+
+@kernel(refcount=False)
+def _grades_at_start(ss, pp, rg, s, c, sh, tmp):
+    """Current grades of the known players of session ``s`` into ``tmp.grade``; returns the known pairs.
+
+    ``tmp.known[e - e0]``: both players of entry e are members.  A player's
+    first session starts the history at the initial grade; a player whose
+    sessions have all expired starts again at the returner grade (FR 11).
+    """
+    e0, e1 = ss.pair_start[s], ss.pair_start[s + 1]
+    n_known = 0
+    for e in range(e0, e1):
+        a, b = pp.players[e, 0], pp.players[e, 1]
+        known = rg.member[a] and rg.member[b]
+        tmp.known[e - e0] = known
+        if not known:
+            continue
+        n_known += 1
+        for p in (a, b):
+            if rg.ent_i[p, ISESS] == 0 and np.isnan(rg.ent_f[p, EINIT]):
+                if not np.isnan(rg.explicit[p]):
+                    g0 = rg.explicit[p]
+                elif rg.at_start[p]:
+                    g0 = c.start_grade
+                elif ss.event[s] == EVENT_GREEN:
+                    g0 = c.green_initial_grade
+                else:
+                    g0 = c.initial_grade
+                _start_entity(rg.ent_f, rg.ent_i, p, g0)
+            tmp.grade[p] = _grade_now(rg, p, ss.day[s], c, sh, True)
+            if rg.ent_i[p, ICNT] == 0 and rg.ent_i[p, ISESS] > 0:
+                # everything expired: back after three years away (FR 11)
+                _start_entity(rg.ent_f, rg.ent_i, p, c.returner_grade)
+                tmp.grade[p] = c.returner_grade
+    return n_known
+
+
+@kernel(refcount=False)
+def _standard_scores(ss, pp, s, c, tmp):
+    """Standardised scores (MP % above 50) into ``tmp.sg``; unknown players' assumed grades (FR 12)."""
+    e0, e1 = ss.pair_start[s], ss.pair_start[s + 1]
+    for e in range(e0, e1):
+        tmp.sg[e - e0] = standard_score(ss.scoring[s], pp.score[e], pp.boards[e], c.butler_factor,
+                                        c.cross_imp_factor, c.aggregate_factor)
+    # unknown pairs: the group's SoF plus their score, so they cause no drift; group by group
+    for e in range(e0, e1):
+        if tmp.known[e - e0]:
+            continue
+        grp = pp.group[e]
+        total = 0.0
+        members = 0
+        for f in range(e0, e1):
+            if pp.group[f] != grp:
+                continue
+            if tmp.known[f - e0]:
+                total += tmp.grade[pp.players[f, 0]] + tmp.grade[pp.players[f, 1]]
+                members += 2
+            else:
+                total += 2.0 * tmp.sg[f - e0]
+        sof = total / members if members > 0 else 50.0
+        for j in range(2):
+            tmp.grade[pp.players[e, j]] = sof + tmp.sg[e - e0]
+
+
+@kernel(refcount=False)
+def _session_grades(ss, pp, rg, s, n_players, n_tracked, seq_base, c, sh, tmp):
+    """Each known pair's session grades (a's into ``tmp.sopp[e]``, b's into ``tmp.sg[e - e0]``).
+
+    SG = G + [RPCF·(G_partner − G)/2] + gain·excess; a tracked partnership's
+    own session grade goes straight into its history.
+    """
+    e0, e1 = ss.pair_start[s], ss.pair_start[s + 1]
+    for e in range(e0, e1):
+        if tmp.known[e - e0] and np.isnan(tmp.sopp[e]):
+            tmp.known[e - e0] = 0  # nobody to be measured against: not graded this session
+        if not tmp.known[e - e0]:
+            tmp.out_after[e, 0] = np.nan
+            tmp.out_after[e, 1] = np.nan
+            continue
+        a, b = pp.players[e, 0], pp.players[e, 1]
+        ga, gb = tmp.grade[a], tmp.grade[b]
+        excess = tmp.sg[e - e0] + tmp.sopp[e] - 0.5 * (ga + gb)
+        pid = pp.partnership[e]
+        regular = False
+        if c.rpcf > 0.0 and pid < rg.pair_count.shape[0]:
+            na, nb = rg.ent_i[a, ICNT], rg.ent_i[b, ICNT]
+            if na > 0 and nb > 0:
+                ca = rg.pair_count[pid, 0 if rg.pair_low[pid] == a else 1]
+                cb = rg.pair_count[pid, 0 if rg.pair_low[pid] == b else 1]
+                regular = ca > c.rpcf_share * na and cb > c.rpcf_share * nb
+        conv = c.rpcf * 0.5 * (gb - ga) if regular else 0.0
+        tmp.sopp[e] = ga + conv + c.gain * excess       # reuse: SG of a
+        tmp.sg[e - e0] = gb - conv + c.gain * excess     # reuse: SG of b
+        if pid < n_tracked:
+            _partnership_session(rg, n_players + pid, pp.boards[e], ss.event[s], ss.day[s], seq_base + s, ga, gb,
+                                 excess, c, sh)
+
+
+@kernel(refcount=False)
+def _partnership_session(rg, ent, boards, event, day, seq, ga, gb, excess, c, sh):
+    """A tracked partnership's session: expected performance from the partnership grade."""
+    if rg.ent_i[ent, ISESS] == 0 and np.isnan(rg.ent_f[ent, EINIT]):
+        _start_entity(rg.ent_f, rg.ent_i, ent, 0.5 * (ga + gb))
+    pg = _grade_now(rg, ent, day, c, sh, False)
+    if np.isnan(pg):
+        pg = 0.5 * (ga + gb)
+    pexcess = excess + 0.5 * (ga + gb) - pg
+    x = max(boards, 1)
+    factor = _event_weight(c, event)
+    span = x * factor if c.boards_mode else x
+    phi = 1.0 if c.boards_mode else factor
+    add_session(rg.ring_f, rg.ring_i, rg.ent_f, rg.ent_i, ent, pg + c.gain * pexcess, x, span, phi, day, -1, seq,
+                sh.tau)
+
+
+@kernel(refcount=False)
+def _add_to_histories(ss, pp, rg, s, seq_base, c, sh, tmp):
+    """Add each known pair's session grades to its players' histories (and the RPCF counts)."""
+    e0, e1 = ss.pair_start[s], ss.pair_start[s + 1]
+    for e in range(e0, e1):
+        if not tmp.known[e - e0]:
+            continue
+        x = max(pp.boards[e], 1)
+        factor = _event_weight(c, ss.event[s])
+        span = x * factor if c.boards_mode else x
+        phi = 1.0 if c.boards_mode else factor
+        pid = pp.partnership[e]
+        for j in range(2):
+            p = pp.players[e, j]
+            g = tmp.sopp[e] if j == 0 else tmp.sg[e - e0]
+            add_session(rg.ring_f, rg.ring_i, rg.ent_f, rg.ent_i, p, g, x, span, phi, ss.day[s], pid, seq_base + s,
+                        sh.tau)
+            if pid < rg.pair_count.shape[0]:
+                rg.pair_count[pid, 0 if rg.pair_low[pid] == p else 1] += 1
+            if ring_boards(rg.ent_f, p) >= c.pad_boards:
+                rg.ent_i[p, IEVER] = 1
+
+
+@kernel(refcount=False)
+def _apply_kernel(ss, pp, rg, n_players, n_tracked, seq_base, c, sh, tmp, want_after, first_index):
+    """Grade sessions ss.order[first_index:], returning the index reached.
 
     Returns len(order) when done, or the index of a session that needs a
     ring with more room (the caller grows the state and calls again).
     """
-    gain = pr[P_GAIN]
-    for k in range(first_index, order.shape[0]):
-        s = order[k]
-        if kind[s] == KIND_ONLINE:
+    for k in range(first_index, ss.order.shape[0]):
+        s = ss.order[k]
+        if ss.kind[s] == KIND_ONLINE:
             continue
-        e0, e1 = pair_start[s], pair_start[s + 1]
-        # room for one more session in every history this session touches
-        for e in range(e0, e1):
-            for j in range(2):
-                if ent_i[pair_players[e, j], ICNT] >= ent_i[pair_players[e, j], ICAP] - 1:
-                    return k
-            pid = pair_partnership[e]
-            if pid < n_tracked and ent_i[n_players + pid, ICNT] >= ent_i[n_players + pid, ICAP] - 1:
-                return k
-        # a correction: take the replaced session out of every history first
-        r = replaces[s]
-        if r >= 0:
-            seq_r = seq_base + r
-            for e in range(pair_start[r], pair_start[r + 1]):
-                for j in range(3):
-                    ent = pair_players[e, j] if j < 2 else n_players + pair_partnership[e]
-                    if j == 2 and pair_partnership[e] >= n_tracked:
-                        continue
-                    for q in range(ent_i[ent, ICNT]):
-                        p = _phys(ent_i, ent, q)
-                        if ring_i[p, RSEQ] == seq_r:
-                            if j < 2:
-                                pid = ring_i[p, RPID]
-                                if pid >= 0 and pid < pair_count.shape[0]:
-                                    pair_count[pid, 0 if pair_low[pid] == ent else 1] -= 1
-                            remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau)
-                            break
-        # current grades of everyone in the session; unknown pairs
-        n_pairs = e1 - e0
-        n_known = 0
-        for e in range(e0, e1):
-            a, b = pair_players[e, 0], pair_players[e, 1]
-            known = member[a] and member[b]
-            known_tmp[e - e0] = known
-            if known:
-                n_known += 1
-                for p in (a, b):
-                    if ent_i[p, ISESS] == 0 and np.isnan(ent_f[p, EINIT]):
-                        if not np.isnan(explicit[p]):
-                            g0 = explicit[p]
-                        elif at_start[p]:
-                            g0 = pr[P_START]
-                        elif event[s] == EVENT_GREEN:
-                            g0 = pr[P_GREEN_INIT]
-                        else:
-                            g0 = pr[P_INIT]
-                        _start_entity(ent_f, ent_i, p, g0)
-                    grade_tmp[p] = _grade_now(ring_f, ring_i, ent_f, ent_i, p, day[s], knots, alpha, beta, tau,
-                                              pr, True, pair_count, pair_low)
-                    if ent_i[p, ICNT] == 0 and ent_i[p, ISESS] > 0:
-                        # everything expired: back after three years away (FR 11)
-                        _start_entity(ent_f, ent_i, p, pr[P_RETURN])
-                        grade_tmp[p] = pr[P_RETURN]
-        if n_known * 1.0 <= pr[P_KNOWN] * n_pairs:
+        if not _has_room(ss, pp, rg, s, n_players, n_tracked):
+            return k
+        if ss.replaces[s] >= 0:
+            _remove_session(ss, pp, rg, ss.replaces[s], n_players, n_tracked, seq_base, sh.tau)
+        e0, e1 = ss.pair_start[s], ss.pair_start[s + 1]
+        n_known = _grades_at_start(ss, pp, rg, s, c, sh, tmp)
+        if n_known * 1.0 <= c.known_share * (e1 - e0):
             for e in range(e0, e1):
-                out_after[e, 0] = np.nan
-                out_after[e, 1] = np.nan
+                tmp.out_after[e, 0] = np.nan
+                tmp.out_after[e, 1] = np.nan
             continue
-        # standardised scores; unknown players' assumed grades (FR 12), group by group
-        x_boards = 0.0
+        _standard_scores(ss, pp, s, c, tmp)
+        strength_of_opponents(s, ss.kind, ss.pair_start, pp.players, pp.group, pp.match_start, pp.match_opp,
+                              tmp.grade, tmp.sopp)
         for e in range(e0, e1):
-            x = max(pair_boards[e], 1)
-            sg_tmp[e - e0] = standard_score(scoring[s], pair_score[e], pair_boards[e], pr[P_BUTLER], pr[P_CROSS],
-                                            pr[P_AGG])
-            x_boards += x
+            a, b = pp.players[e, 0], pp.players[e, 1]
+            tmp.out_before[e, 0] = tmp.grade[a] if tmp.known[e - e0] else np.nan
+            tmp.out_before[e, 1] = tmp.grade[b] if tmp.known[e - e0] else np.nan
+        _session_grades(ss, pp, rg, s, n_players, n_tracked, seq_base, c, sh, tmp)
+        _add_to_histories(ss, pp, rg, s, seq_base, c, sh, tmp)
+        if not want_after:
+            continue
         for e in range(e0, e1):
-            if known_tmp[e - e0]:
-                continue
-            grp = pair_group[e]
-            total = 0.0
-            members = 0
-            for f in range(e0, e1):
-                if pair_group[f] != grp:
-                    continue
-                if known_tmp[f - e0]:
-                    total += grade_tmp[pair_players[f, 0]] + grade_tmp[pair_players[f, 1]]
-                    members += 2
-                else:
-                    total += 2.0 * sg_tmp[f - e0]
-            sof = total / members if members > 0 else 50.0
-            for j in range(2):
-                grade_tmp[pair_players[e, j]] = sof + sg_tmp[e - e0]
-        strength_of_opponents(s, kind, pair_start, pair_players, pair_group, match_start, match_opp, grade_tmp,
-                              sopp_tmp)
-        # session grades from the grades at the start of the session
-        for e in range(e0, e1):
-            a, b = pair_players[e, 0], pair_players[e, 1]
-            out_before[e, 0] = grade_tmp[a] if known_tmp[e - e0] else np.nan
-            out_before[e, 1] = grade_tmp[b] if known_tmp[e - e0] else np.nan
-        for e in range(e0, e1):
-            if known_tmp[e - e0] and np.isnan(sopp_tmp[e]):
-                known_tmp[e - e0] = 0  # nobody to be measured against: not graded this session
-            if not known_tmp[e - e0]:
-                out_after[e, 0] = np.nan
-                out_after[e, 1] = np.nan
-                continue
-            a, b = pair_players[e, 0], pair_players[e, 1]
-            ga, gb = grade_tmp[a], grade_tmp[b]
-            excess = sg_tmp[e - e0] + sopp_tmp[e] - 0.5 * (ga + gb)
-            pid = pair_partnership[e]
-            regular = False
-            if pr[P_RPCF] > 0.0 and pid < pair_count.shape[0]:
-                na, nb = ent_i[a, ICNT], ent_i[b, ICNT]
-                if na > 0 and nb > 0:
-                    ca = pair_count[pid, 0 if pair_low[pid] == a else 1]
-                    cb = pair_count[pid, 0 if pair_low[pid] == b else 1]
-                    regular = ca > pr[P_RPCF_SHARE] * na and cb > pr[P_RPCF_SHARE] * nb
-            conv = pr[P_RPCF] * 0.5 * (gb - ga) if regular else 0.0
-            sopp_tmp[e] = ga + conv + gain * excess       # reuse: SG of a
-            sg_tmp[e - e0] = gb - conv + gain * excess     # reuse: SG of b
-            # partnership grade: expected performance from the partnership grade
-            if pid < n_tracked:
-                ent = n_players + pid
-                if ent_i[ent, ISESS] == 0 and np.isnan(ent_f[ent, EINIT]):
-                    _start_entity(ent_f, ent_i, ent, 0.5 * (ga + gb))
-                pg = _grade_now(ring_f, ring_i, ent_f, ent_i, ent, day[s], knots, alpha, beta, tau, pr, False,
-                                pair_count, pair_low)
-                if np.isnan(pg):
-                    pg = 0.5 * (ga + gb)
-                pexcess = excess + 0.5 * (ga + gb) - pg
-                x = max(pair_boards[e], 1)
-                factor = weights[event[s]]
-                span = x * factor if pr[P_BOARDS_MODE] > 0.0 else x
-                phi = 1.0 if pr[P_BOARDS_MODE] > 0.0 else factor
-                add_session(ring_f, ring_i, ent_f, ent_i, ent, pg + gain * pexcess, x, span, phi, day[s], -1,
-                            seq_base + s, tau)
-        # add the session to the players' histories, then their new grades
-        for e in range(e0, e1):
-            if not known_tmp[e - e0]:
-                continue
-            x = max(pair_boards[e], 1)
-            factor = weights[event[s]]
-            span = x * factor if pr[P_BOARDS_MODE] > 0.0 else x
-            phi = 1.0 if pr[P_BOARDS_MODE] > 0.0 else factor
-            pid = pair_partnership[e]
-            for j in range(2):
-                p = pair_players[e, j]
-                g = sopp_tmp[e] if j == 0 else sg_tmp[e - e0]
-                add_session(ring_f, ring_i, ent_f, ent_i, p, g, x, span, phi, day[s], pid, seq_base + s, tau)
-                if pid < pair_count.shape[0]:
-                    pair_count[pid, 0 if pair_low[pid] == p else 1] += 1
-                if ring_boards(ent_f, p) >= pr[P_PAD]:
-                    ent_i[p, IEVER] = 1
-        for e in range(e0, e1):
-            if not want_after or not known_tmp[e - e0]:
+            if not tmp.known[e - e0]:
                 continue
             for j in range(2):
-                p = pair_players[e, j]
-                out_after[e, j] = _grade_now(ring_f, ring_i, ent_f, ent_i, p, day[s], knots, alpha, beta, tau, pr,
-                                             True, pair_count, pair_low)
-    return order.shape[0]
+                tmp.out_after[e, j] = _grade_now(rg, pp.players[e, j], ss.day[s], c, sh, True)
+    return ss.order.shape[0]
 
 
 @kernel(refcount=False)
-def _grades_all(ring_f, ring_i, ent_f, ent_i, first, stop, day, knots, alpha, beta, tau, pr, is_player,
-                pair_count, pair_low, out):
+def _grades_all(rg, first, stop, day, c, sh, is_player, out):
     for ent in range(first, stop):
-        if ent_i[ent, ISESS] == 0:
+        if rg.ent_i[ent, ISESS] == 0:
             out[ent - first] = np.nan
             continue
-        g = _grade_now(ring_f, ring_i, ent_f, ent_i, ent, day, knots, alpha, beta, tau, pr, is_player,
-                       pair_count, pair_low)
-        if ent_i[ent, ICNT] == 0 and ent_i[ent, IEVER] == 1:
+        g = _grade_now(rg, ent, day, c, sh, is_player)
+        if rg.ent_i[ent, ICNT] == 0 and rg.ent_i[ent, IEVER] == 1:
             g = np.nan  # out of date with nothing in the last three years
         out[ent - first] = g
 
@@ -419,12 +479,22 @@ class NGSScheme(SchemeBase):
         self.params = params or Params()
         self._shape = self.params.shape()
 
-    def _pr(self) -> np.ndarray:
+    def _consts(self) -> Consts:
+        """The kernels' parameters, by name (floats; ``boards_mode``: the event weight scales the boards)."""
         p = self.params
-        return np.array([p.gain, p.window, p.limit_days, p.pad_boards, p.initial_grade, p.green_initial_grade,
-                         p.start_grade, p.returner_grade, p.rpcf, p.rpcf_share, p.known_share, p.butler_factor,
-                         p.cross_imp_factor, p.aggregate_factor, 1.0 if p.weight_mode == "boards" else 0.0,
-                         p.partnership_boards], np.float64)
+        f = float
+        return Consts(gain=f(p.gain), window=f(p.window), limit_days=f(p.limit_days), pad_boards=f(p.pad_boards),
+                      initial_grade=f(p.initial_grade), green_initial_grade=f(p.green_initial_grade),
+                      start_grade=f(p.start_grade), returner_grade=f(p.returner_grade), rpcf=f(p.rpcf),
+                      rpcf_share=f(p.rpcf_share), known_share=f(p.known_share), butler_factor=f(p.butler_factor),
+                      cross_imp_factor=f(p.cross_imp_factor), aggregate_factor=f(p.aggregate_factor),
+                      boards_mode=p.weight_mode == "boards", weight_club=f(p.weight_club),
+                      weight_black=f(p.weight_black), weight_green=f(p.weight_green))
+
+    @staticmethod
+    def _rings(state: NGSState) -> Rings:
+        return Rings(state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pair_count, state.pair_low,
+                     state.member, state.at_start, state.explicit)
 
     def new_state(self, players: PlayerTable, n_partnerships: int = 0) -> NGSState:
         P = players.n_players
@@ -486,27 +556,22 @@ class NGSScheme(SchemeBase):
         if len(sc.partnership_players):
             K = min(len(sc.partnership_players), len(state.pair_low))
             state.pair_low[:K] = sc.partnership_players[:K, 0]
-        pair_low = state.pair_low
         if out_before is None:
             out_before = np.empty((E, 2))
-        knots, alpha, beta, tau = self._shape
-        grade_tmp = np.full(state.n_players, np.nan)
         n_max = int(np.diff(sc.pair_start).max()) if sc.n_sessions else 1
-        known = np.zeros(max(n_max, 1), np.int64)
-        sg = np.zeros(max(n_max, 1))
-        sopp = np.full(max(E, 1), np.nan)
-        pr = self._pr()
+        tmp = Scratch(grade=np.full(state.n_players, np.nan), known=np.zeros(max(n_max, 1), np.int64),
+                      sopp=np.full(max(E, 1), np.nan), sg=np.zeros(max(n_max, 1)), out_after=out_after,
+                      out_before=out_before)
+        ss = Sessions(sc.order, sc.day, sc.kind, sc.scoring, sc.winners, sc.event, sc.replaces, sc.pair_start)
+        pp = Pairs(sc.pair_players, sc.pair_group, sc.pair_boards, sc.pair_score, sc.pair_partnership,
+                   sc.match_start, sc.match_opp)
+        consts, shape = self._consts(), Shape(*self._shape)
         out_after[:] = np.nan
         k = 0
         while True:
-            self._make_room(state, sc, k)
-            k = _apply_kernel(sc.order, sc.day, sc.kind, sc.scoring, sc.winners, sc.event, sc.replaces,
-                              sc.pair_start, sc.pair_players, sc.pair_group, sc.pair_boards, sc.pair_score,
-                              sc.pair_partnership, sc.match_start, sc.match_opp, state.ring_f, state.ring_i,
-                              state.ent_f, state.ent_i, state.pair_count, pair_low, state.member, state.at_start,
-                              state.explicit, state.n_players, state.n_tracked, state.seq_base, pr,
-                              self.params.weights(), knots, alpha, beta, tau, grade_tmp, known, sopp, sg,
-                              out_after, out_before, want_after, k)
+            self._make_room(state, sc, k)  # may move the pool: the rings are bundled after it
+            k = _apply_kernel(ss, pp, self._rings(state), state.n_players, state.n_tracked, state.seq_base, consts,
+                              shape, tmp, want_after, k)
             if k >= sc.n_sessions:
                 break
         state.seq_base += sc.n_sessions
@@ -526,10 +591,8 @@ class NGSScheme(SchemeBase):
         return {"grade": g, "boards_3y": boards}
 
     def _grades(self, state, day, first, stop, is_player):
-        knots, alpha, beta, tau = self._shape
         out = np.empty(stop - first)
-        _grades_all(state.ring_f, state.ring_i, state.ent_f, state.ent_i, first, stop, int(day), knots, alpha,
-                    beta, tau, self._pr(), is_player, state.pair_count, state.pair_low, out)
+        _grades_all(self._rings(state), first, stop, int(day), self._consts(), Shape(*self._shape), is_player, out)
         return out
 
     def extras(self, state: NGSState, day: int) -> dict:
