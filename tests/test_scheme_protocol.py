@@ -77,7 +77,7 @@ def test_every_scheme_speaks_the_whole_protocol(name):
         make_scheme(name, overrides)  # every default variant is valid
     if scheme.partnership_switch is not None:
         assert make_scheme(name, scheme.partnership_switch).has_partnership_grades
-    for method in ("new_state", "grow", "apply", "grades", "extras", "partnership_grades"):
+    for method in ("new_state", "grow", "apply", "grades", "extras", "partnership_grades", "revise"):
         assert callable(getattr(scheme, method))
 
 

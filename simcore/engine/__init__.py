@@ -359,9 +359,8 @@ class Engine:
                     self._progress.advance(stop - first, player_boards / max(elapsed, 1e-9) / 1e6)
         # a retrospective scheme (offline(smooth=true)) re-reads its snapshots from all the results
         for j, v in enumerate(self.variants):
-            revise = getattr(v.scheme, "revise", None)
-            for r, rep in enumerate(reps if revise is not None else ()):
-                revised = revise(rep.states[v.label], times.astype(np.int64))
+            for r, rep in enumerate(reps):
+                revised = v.scheme.revise(rep.states[v.label], times.astype(np.int64))
                 if revised is not None:
                     grade[r, j] = revised
         self.elapsed = time.perf_counter() - started

@@ -129,6 +129,10 @@ class Scheme(Protocol):
         """More per-player facts on ``day`` (name → array of P); ``snapshot_extras`` names
         those the engine records."""
 
+    def revise(self, state: Any, days: np.ndarray) -> np.ndarray | None:
+        """After the run: grades (T, P) on the snapshot ``days`` re-read from all the results (a
+        retrospective scheme, e.g. ``offline(smooth=true)``), or None to keep the snapshots taken."""
+
     def partnership_grades(self, state: Any, day: int) -> dict[str, np.ndarray]:
         """Partnership-level grades on ``day``: arrays over partnership ids with at least
         ``grade`` (grade points, NaN if none); other 1-D columns (``rating``, ``sessions``,
@@ -157,6 +161,9 @@ class SchemeBase:
 
     def extras(self, state, day: int) -> dict[str, np.ndarray]:
         return {}
+
+    def revise(self, state, days) -> np.ndarray | None:
+        return None
 
     def partnership_grades(self, state, day: int) -> dict[str, np.ndarray]:
         raise ValueError(f"{self.name} has no partnership-level grades")
