@@ -285,10 +285,10 @@ def test_each_movement_plays_and_scores(model, kind):
         if rows.sum() > 1:
             assert mp[rows].mean() == pytest.approx(50.0)
     assert (len(scored.match_opp) > 0) == (BY_NAME[kind].is_match or BY_NAME[kind].is_team)
-    # card play: every player's boards are the boards its pair played, less the boards it was dummy
+    # card play: one declarer per table-board, a player declares at most the boards its pair played
     boards = np.zeros(P, np.int64)
     np.add.at(boards, scored.pair_players.ravel(), np.repeat(scored.pair_boards, 2))
-    assert np.all(card.boards <= boards) and card.boards.sum() > 0
+    assert np.all(card.boards <= boards) and card.boards.sum() == results.n_travellers
 
 
 def test_movements_timing_script_lists_every_kind(capsys):

@@ -59,14 +59,16 @@ def test_play_sessions_matches_reference(pool, seed, key, card_play):
                       PARAMS.imps_lost_slope, PARAMS.imps_lost_floor, PARAMS.dummy_share, 1)
     out = Travellers(np.empty(T, np.int32), np.empty(T, np.int32), np.empty(T, np.int32), np.empty((T, 2), np.int32),
                      np.empty((T, 2), np.int32), np.empty(T, np.int32))
-    card = CardTotals(np.zeros(P, np.int64), np.zeros(P))
+    offset = rng.normal(0, 4, P)
+    card = CardTotals(np.zeros(P, np.int64), np.zeros(P), offset)
     play_sessions(np.uint64(key), sessions, entries, seats, strength, Deals(pool.scores, pool.thresholds,
                   pool.n_deals), model, out, card)
     want_boards, want_imps = np.zeros(P, np.int64), np.zeros(P)
     for s, x in enumerate(sess):
         trav, totals = naive.play_session(key, x["index"], x["boards"], x["pairs"], x["bonus"], x["rows"],
                                           strength[x["week"]].tolist(), 0.9, PARAMS, pool.scores.tolist(),
-                                          pool.thresholds.tolist(), pool.n_deals)
+                                          pool.thresholds.tolist(), pool.n_deals,
+                                          offset.tolist() if card_play else None)
         lo = trav_start[s]
         got = [(int(out.round[t]), int(out.board[t]), int(out.table[t]), tuple(out.ns[t].tolist()),
                 tuple(out.ew[t].tolist()), int(out.score[t])) for t in range(lo, lo + len(trav))]
@@ -76,6 +78,7 @@ def test_play_sessions_matches_reference(pool, seed, key, card_play):
             want_imps[p] += lost
     if card_play:
         assert card.boards.tolist() == want_boards.tolist()
+        assert card.boards.sum() == T  # one declarer per table-board
         np.testing.assert_allclose(card.imps, want_imps, rtol=0, atol=1e-12)
     else:
         assert not card.boards.any() and not card.imps.any()

@@ -49,6 +49,8 @@ def base_text():
     ("[partnerships]\nregular_share = 0.7\nnear_exclusive_share = 0.5\n", r"must add up to at most 1"),
     ("[partnerships]\nregular_correlation = 1.5\n", r"partnerships.regular_correlation = 1.5: must be at most 1"),
     ("[partnerships]\npickup_correlation = -0.2\n", r"partnerships.pickup_correlation = -0.2: must be at least 0"),
+    ("[players]\ncard_play_correlation = 1.2\n", r"players.card_play_correlation = 1.2: must be at most 1"),
+    ("[players]\ncard_play_correlation = -0.1\n", r"players.card_play_correlation = -0.1: must be at least 0"),
     ("[online]\nmembers = 10\nstrength_skew = 'left'\n", r"online.strength_skew = 'left': expected a number"),
     ("[[clubs]]\nname = 'B'\nstrength_skew = 1.2\n[[clubs.sessions]]\n",
      r"clubs\[1\].strength_skew = 1.2: must be at most 0.95"),

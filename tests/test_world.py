@@ -227,3 +227,22 @@ def test_late_scored_sessions_come_at_the_set_rate_and_do_not_depend_on_chunking
     np.testing.assert_array_equal(whole.scored_on, np.concatenate([p.scored_on for p in parts]))
     on_time = world.plan_sessions(world.build_world(scenario.load_scenario("default"), KEY), 0, 12)
     np.testing.assert_array_equal(on_time.scored_on, on_time.day)
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.7, 1.0])
+def test_card_play_is_its_own_trait_correlated_as_set(rho):
+    sc = scenario.with_overrides(scenario.load_scenario("default"), {"players.card_play_correlation": rho})
+    w = world.build_world(sc, KEY)
+    r = np.corrcoef(w.card_play, w.base_strength)[0, 1]
+    n = len(w.card_play)
+    assert abs(r - rho) < 4 * (1 - rho * rho) / np.sqrt(n) + 1e-9  # ~4 standard errors of a correlation
+    assert w.card_play.std() == pytest.approx(sc.players.card_play_sd, rel=0.05)
+    if rho < 1:
+        assert not np.allclose(w.card_play, w.base_strength)
+
+
+def test_card_play_is_drawn_last(default_world):
+    sc = scenario.with_overrides(default_world.scenario, {"players.card_play_correlation": 0.2})
+    w = world.build_world(sc, KEY)
+    assert np.array_equal(w.base_strength, default_world.base_strength)
+    assert np.array_equal(w.partner, default_world.partner)

@@ -234,7 +234,9 @@ class Engine:
 
     # -- pass A ------------------------------------------------------------------------
     def _pass_a(self, rep: _Replicate, first_week: int, stop_week: int) -> Chunk:
-        setup = PassA(rep.key, rep.pool, self.model, self.scenario.partnerships.form_sd, self.card_play)
+        w = rep.world
+        setup = PassA(rep.key, rep.pool, self.model, self.scenario.partnerships.form_sd, self.card_play,
+                      w.card_play - w.base_strength)
         chunk = simulate_chunk(rep.world, first_week, stop_week, setup, first_session=rep.n_sessions,
                                partnerships=rep.partnerships, players=rep.players, player_names=rep.player_names)
         rep.n_sessions += chunk.n_sessions

@@ -84,6 +84,11 @@ class Players:
                                 "(new players are weaker: why NGS starts them at 42)", lo=-30, hi=30)
     newcomer_sd: float = _f(5.0, "sd of newcomers' strength", lo=0, hi=20)
     return_share: float = _f(0.1, "share of leavers who come back after 3–5 years (NGS FR 11)", lo=0, hi=1)
+    card_play_correlation: float = _f(
+        0.7, "correlation of a player's card play (declarer play, read by IMPs-lost) with their true strength "
+        "(read by the result-based schemes).  No published figure found: a moderate assumption", lo=0, hi=1)
+    card_play_sd: float = _f(5.5, "sd of card play over the players (grade points; default the clubs' sd of "
+                             "true strength)", lo=0, hi=30)
 
 
 @dataclass(frozen=True)

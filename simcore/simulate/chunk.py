@@ -85,7 +85,8 @@ class PassA(NamedTuple):
 
     key: the replicate key (uint64); pool: the bridge model's deal pool
     (``bridge.model.build_pool``); model: ``BridgeModelParams``; form_sd: a
-    pair's session form (grade points); card_play: also draw IMPs lost.
+    pair's session form (grade points); card_play: also draw IMPs lost;
+    card_offset: each player's card play minus true strength (grade points).
     """
 
     key: np.uint64
@@ -93,6 +94,7 @@ class PassA(NamedTuple):
     model: object
     form_sd: float
     card_play: bool
+    card_offset: object = None  # float64 (P): world.card_play - world.base_strength (grade points); None = 0
 
 
 def simulate_chunk(world, first_week: int, stop_week: int, setup: PassA, *, first_session: int, partnerships,
@@ -143,7 +145,8 @@ def play_plan(plan, strength, week_of, session_index, setup: PassA, players, pla
     out = Travellers(round=np.empty(T, np.int32), board=np.empty(T, np.int32), table=np.empty(T, np.int32),
                      ns=np.empty((T, 2), np.int32), ew=np.empty((T, 2), np.int32), score=np.empty(T, np.int32))
     P = strength.shape[1]
-    card = CardTotals(np.zeros(P, np.int64), np.zeros(P))
+    offset = np.zeros(P) if setup.card_offset is None else np.ascontiguousarray(setup.card_offset, np.float64)
+    card = CardTotals(np.zeros(P, np.int64), np.zeros(P), offset)
     _play(laid, plan, session_index, week_of, strength, setup, out, card)
     return _results(plan, laid, out, session_index, players, player_names, venue_names), card
 

@@ -11,8 +11,10 @@ and a run of boards, from ``simcore.movements``) and draws:
   (``bridge_model.field_sigma``: strong fields are flatter, FR18);
 * one deal per board number, shared by every table that plays the board;
 * every table's NS score on every board (``bridge_model.draw_ns_score``);
-* optionally each player's IMPs lost against double dummy over the session
-  (``bridge_model.draw_imps_lost``), added to per-player card-play totals.
+* optionally card play: one declarer per table-board (any of the four
+  players, 1/4 each) and the IMPs they lose against double dummy on it at
+  the rate of their card play (true strength + the player's card-play
+  offset; ``bridge_model.draw_imps_lost``), added to per-player totals.
 
 ``play_swiss_sessions`` does the same for Swiss pairs and Swiss teams,
 pairing each round from the standings as it goes.
@@ -35,7 +37,7 @@ import numpy as np
 from simcore._jit import kernel
 from simcore.bridge.model import _vulnerability, deal_board, draw_imps_lost, draw_ns_score, field_sigma
 from simcore.movements.swiss import swiss_first_round, swiss_pair_round
-from simcore.rng import normal, seed_stream
+from simcore.rng import normal, seed_stream, uniform
 from simcore.scoring.board import board_butler, board_matchpoints
 from simcore.scoring.imp_scale import imps, victory_points
 
@@ -121,10 +123,11 @@ class Travellers(NamedTuple):
 
 
 class CardTotals(NamedTuple):
-    """Per-player card-play totals (P), added to: boards declared or defended, IMPs lost."""
+    """Per-player card play (P): boards declared and IMPs lost on them (added to); the card-play offset (read)."""
 
-    boards: np.ndarray  # int64
-    imps: np.ndarray  # float64
+    boards: np.ndarray  # int64 boards declared
+    imps: np.ndarray  # float64 IMPs lost against double dummy on them
+    offset: np.ndarray  # float64 card play minus true strength (grade points; world.card_play - base_strength)
 
 
 @kernel
@@ -169,7 +172,7 @@ def play_sessions(key, sessions, entries, rows, strength, deals, model, out, car
             pair_boards[ns] += rows.n_boards[r]
             pair_boards[ew] += rows.n_boards[r]
         if model.card_play:
-            _card_play(t_row, entries, e0, e1, pair_boards, model, st, card)
+            _card_play(t_row, out, sessions.trav_start[s], t, model, st, card)
 
 
 @kernel(refcount=False)  # a small step called per session or row: no reference counting
@@ -200,17 +203,23 @@ def _write(out, t, rnd, board, table, entries, ns, ew, score):
 
 
 @kernel(refcount=False)  # a small step called per session or row: no reference counting
-def _card_play(t_row, entries, e0, e1, pair_boards, model, st, card):
-    """Each player's IMPs lost against double dummy over the boards its pair played, added to ``card``."""
-    for e in range(e0, e1):
-        if pair_boards[e - e0] == 0:
-            continue
-        for k in range(2):
-            p = entries.a[e] if k == 0 else entries.b[e]
-            lost, played = draw_imps_lost(t_row[p], pair_boards[e - e0], model.il_base, model.il_slope,
-                                          model.il_floor, model.dummy_share, st)
-            card.boards[p] += played
-            card.imps[p] += lost
+def _card_play(t_row, out, t0, t1, model, st, card):
+    """Card play on the session's travellers t0..t1 (one table-board each), added to ``card``.
+
+    Each table-board has one declarer: one uniform picks the side and which
+    of its two players plays the hand (each of the four 1/4).  The declarer
+    loses IMPs against double dummy at the rate of their card play on the
+    day (true strength + ``card.offset``; ``draw_imps_lost`` over one board,
+    no dummy draw): per-board noise given the trait.  Defenders and dummy
+    are not recorded.
+    """
+    for t in range(t0, t1):
+        seat = min(int(uniform(st) * 4.0), 3)
+        p = out.ns[t, seat] if seat < 2 else out.ew[t, seat - 2]
+        lost, played = draw_imps_lost(t_row[p] + card.offset[p], 1, model.il_base, model.il_slope,
+                                      model.il_floor, 0.0, st)
+        card.boards[p] += played
+        card.imps[p] += lost
 
 
 @kernel
@@ -255,7 +264,7 @@ def play_swiss_sessions(key, sessions, entries, strength, deals, model, out, car
                                   pair_strength, pair_boards, deals, model, sigma, st, out, t, margin)
             _update_standings(a, b, margin, teams or sessions.imps_scoring[s], sessions.bpr[s], played, points)
         if model.card_play:
-            _card_play(t_row, entries, e0, e1, pair_boards, model, st, card)
+            _card_play(t_row, out, sessions.trav_start[s], t, model, st, card)
 
 
 @kernel

@@ -47,7 +47,8 @@ from simcore.world.model import (GUEST_PAIR, MIN_PAIRS, MIN_TEAM_PAIRS, NEAR_EXC
                                  PARTNERSHIP_TYPES, PICKUP, REGULAR, SessionPlan, World)
 from simcore.world.partnerships import form_partnerships, joint_rates
 from simcore.world.plan import plan_sessions
-from simcore.world.population import active_on, calendar_of, draw_careers, draw_clubs, draw_players, strength_on
+from simcore.world.population import (active_on, calendar_of, draw_card_play, draw_careers, draw_clubs, draw_players,
+                                      strength_on)
 
 _week_slots = week_slots  # the name the reference test uses
 
@@ -61,7 +62,7 @@ def build_world(scenario: Scenario, key) -> World:
 
     The steps draw from one numpy generator seeded by the key, in this order
     (changing the order changes every result): club means, players, careers,
-    second clubs, partnerships.
+    second clubs, partnerships, card play.
     """
     sc = scenario
     key = np.uint64(key)
@@ -74,6 +75,7 @@ def build_world(scenario: Scenario, key) -> World:
     activity = careers.activity
     links = form_partnerships(sc, people, activity, rng)  # evens out activity within partnerships
     joint1, joint2 = joint_rates(links, activity)
+    card_play = draw_card_play(sc, people.strength, rng)
     return World(
         scenario=sc, start_day=cal.start, n_weeks=cal.n_weeks, isolation_end=cal.isolation_end,
         home_club=people.home, second_club=second, activity=activity, base_strength=people.strength,
@@ -81,7 +83,7 @@ def build_world(scenario: Scenario, key) -> World:
         step_size=careers.step_size, decline_per_day=careers.decline_per_day, join_day=people.join_day,
         leave_day=careers.leave_day, return_day=careers.return_day, member=people.member,
         at_start=people.at_start, **links._asdict(), joint1=joint1, joint2=joint2, online=people.online,
-        club_names=clubs.names, club_mean=np.asarray(clubs.mean, float),
+        card_play=card_play, club_names=clubs.names, club_mean=np.asarray(clubs.mean, float),
         club_isolated=np.asarray(clubs.isolated, bool), club_first=people.club_first,
         club_stop=people.club_stop, guest_first=people.guest_first, guest_stop=people.guest_stop,
         **timetable(sc, len(clubs.names)), online_guest_first=people.online_guest_first, key=key,

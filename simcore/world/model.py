@@ -30,7 +30,10 @@ class World:
     partner2 (regular partners, −1), rate / rate2 (share of sessions with
     them), bonus / bonus2 (true-performance bonus of those partnerships,
     grade points), ptype (PARTNERSHIP_TYPES code of the main partnership),
-    online (plays in the online room).
+    online (plays in the online room), card_play (card-play trait at the
+    start, grade points: read only by IMPs-lost; it follows the player's
+    true-strength path, so card play on a day is card_play + strength_on −
+    base_strength).
     Clubs (C): club_names, club_mean, club_isolated, club_first / club_stop
     (member id range, guests included), guest_first / guest_stop.
     Weekly sessions (K): ks_club, ks_weekday, ks_kind, ks_scoring, ks_boards,
@@ -68,6 +71,7 @@ class World:
     bonus2: np.ndarray
     ptype: np.ndarray
     online: np.ndarray
+    card_play: np.ndarray
     club_names: list
     club_mean: np.ndarray
     club_isolated: np.ndarray

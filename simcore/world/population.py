@@ -5,7 +5,8 @@ players club by club (members, then newcomers joining during the run, then
 the club's guest pool; the online room last) with their base strength;
 ``draw_careers`` gives each player an activity and a true-strength path
 (learner gain, step change, decline) and the days they leave and come back.
-``strength_on`` and ``active_on`` read a player's state on a day.
+``draw_card_play`` gives each player a card-play trait (read only by
+IMPs-lost) correlated with base strength.  ``strength_on`` and ``active_on`` read a player's state on a day.
 
 Every draw comes from the replicate's numpy generator in a fixed order, so
 one key gives one population.
@@ -203,6 +204,26 @@ def draw_careers(sc: Scenario, people: People, cal: Calendar, rng) -> Careers:
     leave_day[guests] = NEVER
     return Careers(activity, learner_gain, learner_days, step_day, step_size, decline_per_day, leave_day,
                    return_day)
+
+
+def draw_card_play(sc: Scenario, strength: np.ndarray, rng) -> np.ndarray:
+    """Each player's card play (grade points): the skill IMPs-lost reads, apart from true strength.
+
+    card_play = m + card_play_sd · (rho · z + sqrt(1 − rho²) · e), with z the
+    player's base true strength standardised over all players (mean m) and
+    e ~ N(0, 1) one draw a player; so its correlation with base true
+    strength is rho = ``players.card_play_correlation`` (an assumption) and
+    its sd ``players.card_play_sd``.  Drawn last, so the rest of the world
+    does not depend on it.
+    """
+    pl = sc.players
+    rho = pl.card_play_correlation
+    e = rng.normal(0.0, 1.0, len(strength))
+    if len(strength) == 0:
+        return np.zeros(0)
+    m, sd = float(strength.mean()), float(strength.std())
+    z = (strength - m) / sd if sd > 0 else np.zeros(len(strength))
+    return m + pl.card_play_sd * (rho * z + np.sqrt(1.0 - rho * rho) * e)
 
 
 def strength_on(world: World, day) -> np.ndarray:

@@ -8,12 +8,14 @@ from .rng import SplitMix64
 PLAY_SALT = 7
 
 
-def play_session(key, index, boards, pairs, bonus, rows, t_row, form_sd, model, scores, thresholds, n_deals):
+def play_session(key, index, boards, pairs, bonus, rows, t_row, form_sd, model, scores, thresholds, n_deals,
+                 offset=None):
     """One session from its rows: ([(round, board, table, ns players, ew players, NS score)], {player: (boards, IMPs)}).
 
     pairs: [(a, b)] players of each entry; bonus: grade points per entry;
     rows: [(round, table, ns entry, ew entry, first board, boards)];
-    t_row: true strength by player; model: BridgeModelParams.
+    t_row: true strength by player; model: BridgeModelParams; offset: card
+    play minus true strength by player (grade points), None = no card play.
     """
     rs = SplitMix64(key, PLAY_SALT, index)
     strength = []
@@ -32,11 +34,13 @@ def play_session(key, index, boards, pairs, bonus, rows, t_row, form_sd, model, 
         played[ns] += n
         played[ew] += n
     card = {}
-    for e, (a, b) in enumerate(pairs):
-        if played[e]:
-            for p in (a, b):
-                lost, n = draw_imps_lost(t_row[p], played[e], model.imps_lost_base, model.imps_lost_slope,
-                                         model.imps_lost_floor, model.dummy_share, rs)
-                old = card.get(p, (0, 0.0))
-                card[p] = (old[0] + n, old[1] + lost)
+    if offset is not None:
+        # one declarer per table-board: side and hand from one uniform, 1/4 each of the four players
+        for _, _, _, ns_pl, ew_pl, _ in travellers:
+            seat = min(int(rs.uniform() * 4.0), 3)
+            p = (ns_pl + ew_pl)[seat]
+            lost, n = draw_imps_lost(t_row[p] + offset[p], 1, model.imps_lost_base, model.imps_lost_slope,
+                                     model.imps_lost_floor, 0.0, rs)
+            old = card.get(p, (0, 0.0))
+            card[p] = (old[0] + n, old[1] + lost)
     return travellers, card
