@@ -96,7 +96,7 @@ def test_params_validation_names_field_and_value(kwargs, message):
 def test_params_have_help_and_defaults_of_the_ratings_mapping():
     for f in dataclasses.fields(bm.BridgeModelParams):
         assert f.metadata.get("help"), f.name
-    # the Ratings workstream's grade mapping relies on these (rating = 2200 + 50 (t - 50))
+    # the card-play rate model (the IMPs-lost grade map is fitted on a run of it: simcore.engine.imps_lost_fit)
     assert (PARAMS.imps_lost_base, PARAMS.imps_lost_slope, PARAMS.imps_lost_floor) == (1.2, 0.05, 0.55)
 
 

@@ -117,18 +117,40 @@ def test_kernel_matches_reference(raw, carry, batch, initial_batches, integer_im
                                       who.ever_reached)
 
 
-def test_grades_map_the_bridge_model_scale():
+def test_grades_map_ratings_by_the_stored_line():
     params = il.Params()
-    t = np.array([35.0, 50.0, 58.0, 62.5])
-    lam = 1.2 + 0.05 * (50 - t)  # IMPs lost per board of a strength-t player (bridge model)
-    np.testing.assert_allclose(il.rating_to_grade(3400 - 1000 * lam, params), t, rtol=0, atol=1e-9)
-    np.testing.assert_allclose(il.grade_to_rating(t, params), 2200 + 50 * (t - 50), rtol=0, atol=1e-9)
+    r = np.array([1500.0, 2200.0, 2600.0])
+    np.testing.assert_allclose(il.rating_to_grade(r, params), params.grade_at + (r - 2200) / params.rating_per_grade,
+                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(il.grade_to_rating(il.rating_to_grade(r, params), params), r, rtol=0, atol=1e-9)
     scheme = il.ImpsLostScheme()
     state = scheme.new_state(PlayerTable(np.ones(3, bool), np.ones(3, bool), np.full(3, np.nan)))
     out = np.empty((1, 5))
     scheme.apply(state, il.CardPlay(np.array([1]), np.array([18500]), np.array([24]), np.array([12.0])), out)
     g = scheme.grades(state, 18500)
-    assert np.isnan(g[[0, 2]]).all() and g[1] == pytest.approx(50 + (out[0, 0] - 2200) / 50)
+    assert np.isnan(g[[0, 2]]).all()
+    assert g[1] == pytest.approx(params.grade_at + (out[0, 0] - 2200) / params.rating_per_grade)
+
+
+def test_fit_grade_map_recovers_a_line_and_refuses_bad_data():
+    rng = np.random.default_rng(3)
+    rating = rng.normal(2200, 300, 400)
+    truth = 48.0 + (rating - 2200) / 80.0 + rng.normal(0, 0.01, 400)
+    at, per = il.fit_grade_map(rating, truth)
+    assert at == pytest.approx(48.0, abs=0.01) and per == pytest.approx(80.0, rel=0.01)
+    with pytest.raises(ValueError, match="at least 3 finite pairs"):
+        il.fit_grade_map([2200.0, 2200.0, 2200.0], [50.0, 51.0, 52.0])
+    with pytest.raises(ValueError, match="falls as the rating rises"):
+        il.fit_grade_map(rating, -truth)
+
+
+def test_refitting_reproduces_the_stored_map():
+    """The stored defaults are what ``python3 -m simcore.engine.imps_lost_fit`` prints (3 decimals)."""
+    from simcore.engine.imps_lost_fit import fit
+    res = fit()
+    p = il.Params()
+    assert round(res["grade_at"], 3) == p.grade_at
+    assert round(res["rating_per_grade"], 3) == p.rating_per_grade
 
 
 # --- bad input --------------------------------------------------------------------------

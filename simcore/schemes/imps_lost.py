@@ -29,10 +29,15 @@ quirks included:
 ``carry="fixed"`` clears the carry after every fill-up and only tops it up
 when a period cannot complete the batch.
 
-``grades`` maps ratings to grade points (MP %-like units, SPEC vocabulary):
-the bridge model's player of strength t loses λ(t) = 1.2 + 0.05·(50 − t)
-IMPs per board, so rating = 2200 + 50·(t − 50) — a 50-strength player is
-rated 2200 and 50 rating points make one grade point.
+``grades`` maps ratings to grade points (MP %-like units, SPEC vocabulary)
+by a line fitted from data, not by inverting the simulator's card-play
+generator: the least-squares line from rating to true strength over the
+graded players of one training run (default scenario, seed 1, 3 years, 1
+replicate; ``simcore.engine.imps_lost_fit``), so grade = 49.383 + (rating −
+2200) / 72.093.  Refit with ``python3 -m simcore.engine.imps_lost_fit`` when
+the world's card-play assumptions change (tests/test_imps_lost.py checks the
+stored values are what the refit gives).  The ratings read card play, a
+trait of its own in the world (``world.card_play``), not results.
 """
 
 from __future__ import annotations
@@ -72,8 +77,9 @@ class Params:
                         "an exact fill-up, over-filled batches); fixed = without those quirks",
                         choices=("script", "fixed"))
     grade_rating: float = _param(2200.0, "rating that maps to grade grade_at (rating points)")
-    grade_at: float = _param(50.0, "grade (grade points) of a player rated grade_rating")
-    rating_per_grade: float = _param(50.0, "rating points per grade point", min=1e-9)
+    grade_at: float = _param(49.383, "grade (grade points) of a player rated grade_rating; fitted on a training "
+                             "run: python3 -m simcore.engine.imps_lost_fit")
+    rating_per_grade: float = _param(72.093, "rating points per grade point; fitted with grade_at", min=1e-9)
 
 
 @dataclass
@@ -191,6 +197,31 @@ def rating_to_grade(rating, params: Params | None = None):
     """Grade points of ratings (rating points): 50 + (rating − 2200)/50 by default."""
     p = params or Params()
     return p.grade_at + (np.asarray(rating, np.float64) - p.grade_rating) / p.rating_per_grade
+
+
+def fit_grade_map(rating, truth, grade_rating: float = 2200.0) -> tuple[float, float]:
+    """Least-squares line from rating to true strength: (grade_at, rating_per_grade).
+
+    rating: rating points; truth: grade points (one pair per graded player).
+    Fits truth = grade_at + (rating - grade_rating) / rating_per_grade, the
+    best linear predictor of true strength from the rating (so the grades
+    carry the regression to the mean the ratings need).  Raises ValueError
+    with fewer than 3 finite pairs or ratings that do not vary.
+    """
+    r = np.asarray(rating, np.float64).ravel()
+    t = np.asarray(truth, np.float64).ravel()
+    if r.shape != t.shape:
+        raise ValueError(f"fit_grade_map: {r.size} ratings but {t.size} true strengths")
+    ok = np.isfinite(r) & np.isfinite(t)
+    r, t = r[ok], t[ok]
+    if r.size < 3 or np.ptp(r) == 0:
+        raise ValueError(f"fit_grade_map: needs at least 3 finite pairs with varying ratings, got {r.size}")
+    x = r - grade_rating
+    slope, at = np.polyfit(x, t, 1)
+    if slope <= 0:
+        raise ValueError(f"fit_grade_map: true strength falls as the rating rises (slope {slope:.4g} grade "
+                         "points per rating point); cannot map ratings to grades")
+    return float(at), float(1.0 / slope)
 
 
 def grade_to_rating(grade, params: Params | None = None):
