@@ -35,6 +35,7 @@ import numpy as np
 from simcore import metrics
 from simcore.engine import run as run_engine
 from simcore.metrics.intervals import format_ci, mean_ci, paired_ci
+from simcore.schemes import reads_card_play
 
 from ._report import Report
 
@@ -147,8 +148,8 @@ true gap| in near-exclusive partnerships.  Mean [95 % interval].
         ax.set_ylabel("RMSE vs true strength (grade points)")
         ax.set_title(f"{scenario}: accuracy against volatility (offline = ceiling)")
         rep.figure(fig, f"frontier_{key}.png", f"{scenario}: accuracy against volatility, one point per scheme")
-        # result-based: imps-lost grades oracle card play (IMPs lost against double dummy), not results
-        online = [lab for lab in per if not lab.startswith("offline") and not lab.startswith("imps-lost")]
+        # result-based: a scheme that reads card play (IMPs lost against double dummy) is left out
+        online = [lab for lab in per if not lab.startswith("offline") and not reads_card_play(lab)]
         worst_low = min(paired_ci(per[lab]["rmse"], ceil)[1] for lab in online)
         headline["scenarios"][key] = {lab: {k: round(float(v.mean()), 3) for k, v in m.items()}
                                       for lab, m in per.items()}

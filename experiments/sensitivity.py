@@ -22,9 +22,9 @@ with its 95 % interval over replicates (Student t, ``simcore.metrics.intervals``
   exponential decay (half-life 506 boards, from the decay study) minus NGS's
   line, paired (negative: the exponential is more accurate).
 
-IMPs-lost reads card-play records generated from each player's own true
-strength with the exact inverse conversion (oracle data): its RMSE is shown
-for reference and kept out of every ranking.
+IMPs-lost reads card-play records (declarer play against double dummy, from
+each player's card-play trait), not results: its RMSE is shown for
+reference, marked, and kept out of every ranking.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from simcore import metrics
 from simcore.engine import run as run_engine
 from simcore.metrics.intervals import format_ci, mean_ci, paired_ci, verdict
 from simcore.scenario import load_scenario, with_overrides
+from simcore.schemes import reads_card_play
 
 from ._report import Report, plt
 
@@ -142,24 +143,10 @@ def summarise(fig: dict) -> dict:
     return out
 
 
-def reads_card_play(variant: str) -> bool:
-    """Whether the scheme grades card-play records rather than session results.
-
-    From the scheme protocol's ``reads`` where the registry has it, else the
-    engine's list of card-play schemes (the registry is being completed).
-    """
-    from simcore import schemes
-    name = schemes.parse_variant(variant)[0]
-    if hasattr(schemes, "CARD_PLAY"):
-        return getattr(schemes.make_scheme(name), "reads", None) == schemes.CARD_PLAY
-    from simcore import engine
-    return name in getattr(engine, "CARD_PLAY_SCHEMES", ())
-
-
 def _short(v: str) -> str:
-    """Column label; a scheme that reads card play, not results, is marked (its data are oracle data)."""
+    """Column label; a scheme that reads card play, not results, is marked."""
     if reads_card_play(v):
-        return f"{v} (card play, oracle data: not ranked)"
+        return f"{v} (reads card play: not ranked)"
     return "ngs exp" if v == EXPONENTIAL else v
 
 
@@ -209,7 +196,7 @@ def run(out, quick: bool = False, seed: int = 2026) -> dict:
                           "exp_minus_line": list(s["exp_minus_line"]),
                           "vs_ngs": {v: list(c) for v, c in s["vs_ngs"].items()}, "ranking": s["ranking"]})
         rep.text(f"## {name}\n\nx = {label}" + (f" ({unit})" if unit else "") + ".  RMSE in grade points "
-                 "(imps-lost: oracle card-play data, not ranked); RPCF effect = A&E gap error of ngs − ngs(rpcf=0); "
+                 "(imps-lost reads card play: not ranked); RPCF effect = A&E gap error of ngs − ngs(rpcf=0); "
                  "exp − line = RMSE difference; ranking of the result-based schemes by mean RMSE.")
         rep.table(["x"] + [f"RMSE {_short(v)}" for v in VARIANTS if v != NO_RPCF] + [
                    "RPCF effect", "verdict", "NGS club-gap half-life (wk)", "exp − line", "verdict", "ranking"], rows)

@@ -85,6 +85,23 @@ def test_verdicts_follow_the_metric_direction():
     assert comp.paired["rmse"]["b"]["replicates_to_separate"] <= 6
 
 
+def test_a_scheme_reading_card_play_is_marked_not_ranked_with_results():
+    import xarray as xr
+    from simcore.schemes import default_schemes, reads_card_play, scheme_name_of
+    from simcore.schemes.imps_lost import ImpsLostScheme
+    card = scheme_name_of(ImpsLostScheme)
+    result_based = [v for v in default_schemes() if not reads_card_play(v)]
+    assert card not in result_based and result_based
+    labels = [result_based[0], card, "own label"]
+    vals = 2 + np.random.default_rng(1).normal(0, 0.1, (4, 3))
+    per = xr.Dataset({"rmse": (("replicate", "scheme"), vals)}, coords={"replicate": np.arange(4), "scheme": labels})
+    comp = cmp.summarise(per, keys=("rmse",))
+    assert comp.reads_card_play == [card] and comp.to_json()["reads_card_play"] == [card]
+    table = comp.table()
+    assert f"{card} [card play]" in table and "not a ranking against the result-based schemes" in table
+    assert f"{result_based[0]} [card play]" not in table
+
+
 def test_a_metric_missing_in_a_replicate_is_reported_not_averaged():
     import xarray as xr
     vals = np.array([[1.0, 2.0], [np.nan, 2.5], [1.2, 2.2]])

@@ -249,7 +249,8 @@ def summary_table(summary: dict) -> str:
             ("club_bias_rms", "club bias", "{:9.2f}"), ("aces_eights_gap", "A&E gap", "{:7.2f}"),
             ("aces_eights_over_4", "A&E >4", "{:6.1%}"), ("volatility", "volatility", "{:10.2f}"),
             ("n_graded", "graded", "{:7d}")]
-    rows = {k: v for k, v in summary.items() if k != "run"}
+    from simcore.schemes import reads_card_play
+    rows = {k + (" [card play]" if reads_card_play(k) else ""): v for k, v in summary.items() if k != "run"}
     width = max(len("scheme"), *(len(k) for k in rows))
     head = f"{'scheme':<{width}}  " + "  ".join(f"{title:>{len(fmt.format(0))}}" for _, title, fmt in cols)
     lines = [head, "-" * len(head)]
@@ -261,6 +262,9 @@ def summary_table(summary: dict) -> str:
             cells.append(f"{'n/a':>{w}}" if v != v else fmt.format(v))
         lines.append(f"{label:<{width}}  " + "  ".join(cells))
     lines += ["", *SUMMARY_LEGEND]
+    if any(k.endswith(" [card play]") for k in rows):
+        lines.append("  [card play] the scheme grades card-play records (declarer play), not results: not comparable "
+                     "with the result-based rows.")
     return "\n".join(lines)
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from simcore.metrics import intervals
+from simcore.schemes import reads_card_play
 
 # what simcore compare reports, in this order (n_graded is kept per replicate but has no verdict)
 METRICS = ("rmse", "rank_corr", "bias", "abs_bias", "club_bias", "aces_eights", "aces_eights_over_4",
@@ -52,12 +53,15 @@ class Comparison:
     per_replicate: Dataset (replicate, scheme) of every figure.
     metrics: {metric: {variant: {"mean", "ci"}}}; paired: {metric: {variant:
     {"diff", "ci", "verdict", "replicates_to_separate", "unpaired_ci"}}} for
-    every variant but the first; unavailable: {metric: why}.
+    every variant but the first; unavailable: {metric: why}; reads_card_play:
+    the variants whose scheme grades card play, not results (marked, and not
+    ranked with the result-based schemes).
     """
 
     replicates: int
     variants: list[str]
     per_replicate: object
+    reads_card_play: list = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
     paired: dict = field(default_factory=dict)
     unavailable: dict = field(default_factory=dict)
@@ -66,6 +70,7 @@ class Comparison:
     def to_json(self) -> dict:
         return {"replicates": self.replicates, "metrics": self.metrics, "paired": self.paired,
                 "baseline": self.variants[0], "unavailable": self.unavailable, "run": self.run,
+                "reads_card_play": self.reads_card_play,
                 "interval": f"{intervals.LEVEL:.0%} Student t over replicates; paired = t interval of the "
                             "per-replicate differences from the baseline (common random numbers)"}
 
@@ -74,7 +79,11 @@ class Comparison:
         base = self.variants[0]
         lines = [f"{self.replicates} replicates; 95 % Student-t intervals over replicates; differences are "
                  f"paired on common random numbers against {base!r}"]
-        width = max(len(v) for v in self.variants) + 2
+        mark = {v: v + (" [card play]" if v in self.reads_card_play else "") for v in self.variants}
+        if self.reads_card_play:
+            lines.append(f"[card play]: {', '.join(self.reads_card_play)} grades card-play records (declarer "
+                         "play), not results: not a ranking against the result-based schemes")
+        width = max(len(v) for v in mark.values()) + 2
         for metric, per_variant in self.metrics.items():
             lines.append("")
             lines.append(f"{metric}  ({'lower' if intervals.LOWER_IS_BETTER.get(metric, True) else 'higher'}"
@@ -83,7 +92,7 @@ class Comparison:
                          f"{'verdict':26s}replicates to separate")
             for v in self.variants:
                 m = per_variant[v]
-                row = f"  {v:{width}s}{intervals.format_ci(m['mean'], *m['ci'], digits=3):26s}"
+                row = f"  {mark[v]:{width}s}{intervals.format_ci(m['mean'], *m['ci'], digits=3):26s}"
                 if v != base:
                     p = self.paired[metric][v]
                     sep = p["replicates_to_separate"]
@@ -113,7 +122,8 @@ def summarise(per_replicate, keys=METRICS, run: dict | None = None) -> Compariso
     n = per_replicate.sizes["replicate"]
     if n < 2:
         raise ValueError(f"replicates={n}: an interval over replicates needs at least 2")
-    comp = Comparison(replicates=n, variants=variants, per_replicate=per_replicate, run=run or {})
+    comp = Comparison(replicates=n, variants=variants, per_replicate=per_replicate, run=run or {},
+                      reads_card_play=[v for v in variants if reads_card_play(v)])
     base = variants[0]
     for metric in keys:
         values = {v: per_replicate[metric].sel(scheme=v).values.astype(float) for v in variants}

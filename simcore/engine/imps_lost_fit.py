@@ -33,10 +33,11 @@ def fit(scenario=TRAINING["scenario"], seed=TRAINING["seed"], years=TRAINING["ye
     """Run IMPs-lost on the training run and fit its map: {grade_at, rating_per_grade, grade_rating, n}."""
     from simcore.engine import run
     from simcore.metrics import graded_mask
-    from simcore.schemes.imps_lost import Params, fit_grade_map, grade_to_rating
+    from simcore.schemes import scheme_name_of
+    from simcore.schemes.imps_lost import ImpsLostScheme, Params, fit_grade_map, grade_to_rating
 
     p = Params()
-    ds = run(scenario, "imps-lost", replicates=replicates, years=years, seed=seed)
+    ds = run(scenario, scheme_name_of(ImpsLostScheme), replicates=replicates, years=years, seed=seed)
     snap = ds.isel(time=-1, scheme=0)
     mask = graded_mask(snap).values
     rating = grade_to_rating(snap["grade"].values[mask], p)  # the stored map is linear: undo it exactly

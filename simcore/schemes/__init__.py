@@ -50,7 +50,7 @@ scheme's name is spelt (tests/test_scheme_registry.py checks it)."""
 SCORED = "scored"
 """``Scheme.reads``: the scheme grades ``ScoredResults`` (sessions)."""
 CARD_PLAY = "card-play"
-"""``Scheme.reads``: the scheme grades ``CardPlay`` records (declarer and defence)."""
+"""``Scheme.reads``: the scheme grades ``CardPlay`` records (declarer play: IMPs lost against double dummy)."""
 
 
 @dataclass
@@ -285,6 +285,18 @@ def make_scheme(name: str, overrides: dict[str, Any] | None = None):
 
 
 _VARIANT = re.compile(r"^\s*([A-Za-z][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+def reads_card_play(variant: str) -> bool:
+    """Whether variant ``variant`` (e.g. ``"ngs(gain=1)"``) grades card-play records, not results.
+
+    Such a scheme reads a different input (declarer play against double
+    dummy) from the schemes that see only session results, so reports mark
+    it and keep it out of their rankings.  From the registry's ``reads``;
+    False for a label that names no registered scheme (a report's own label).
+    """
+    m = _VARIANT.match(variant)
+    return bool(m) and m.group(1) in SCHEMES and make_scheme(m.group(1)).reads == CARD_PLAY
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, str]]:
