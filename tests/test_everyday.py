@@ -94,7 +94,7 @@ def test_scenarios_all_prints_every_key_and_loads_back(name, capsys, tmp_path):
     import dataclasses
     from simcore.scenario import Online, Players, Reporting
     # every key, defaults too
-    assert len(data["players"]) == len(dataclasses.fields(Players)) == 16
+    assert len(data["players"]) == len(dataclasses.fields(Players)) == 18
     assert len(data["online"]) == len(dataclasses.fields(Online)) == 10
     assert len(data["reporting"]) == len(dataclasses.fields(Reporting)) == 2
     if data.get("clubs"):
