@@ -133,7 +133,12 @@ played board is exactly
 by default 1.2 at t = 50 (rating 2200, the scheme's initial rating),
 rating = 2200 + 50 (t - 50), and the floor 0.55 (rating 2850) for the
 randomness nobody avoids (the seed: 0.5-0.6 IMPs a board).  It is
-independent of the score model.
+independent of the score model.  The simulator (``simcore.simulate.play``)
+records declarer play only: one declarer per table-board, ``draw_imps_lost``
+over that one board with no dummy draw, at the declarer's card-play trait
+(``world.card_play``, correlated with true strength by
+``players.card_play_correlation``); ``dummy_share`` serves
+``simulate_imps_lost``.
 
 Parameters (``BridgeModelParams``, defaults in brackets)
 --------------------------------------------------------
