@@ -352,3 +352,11 @@ def test_an_unwritable_out_is_named(tmp_path):
     blocker.write_text("x")
     with pytest.raises(ImportFileError, match="--out .*cannot write there"):
         import_paths([DATA / "bridgewebs_howell.csv"], blocker / "sub" / "b")
+
+
+def test_every_board_with_an_artificial_table_is_factored_up_to_the_full_field(tmp_path_factory):
+    """Hypothesis found it: 3 tables, one board a round, an artificial score on every board.  The
+    boards were played three times (the artificial table included), so the two real results are
+    factored up to a top of 4 (Neuberg's N = 3), not scored as a two-table field."""
+    test_percentages_equal_a_plain_python_club_scorer_on_random_sessions.hypothesis.inner_test(
+        tmp_path_factory, seed=0, tables=3, bpr=1, n_art=4, rule="ebu", sitout=False)

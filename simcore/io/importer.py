@@ -384,6 +384,18 @@ def build_bundle(paths, folder: Path, *, rule: str = "ebu", card_play: bool = Fa
             gc.enable()
 
 
+def _expected_plays(sessions, results) -> np.ndarray:
+    """Times each board of each session was played, artificial tables included (Neuberg's N)."""
+    out = np.zeros(results.n_sessions, np.int64)
+    where = {n: i for i, n in enumerate(results.session_names)}
+    for s in sessions:
+        count: dict = {}
+        for t in s.travellers:
+            count[t.board] = count.get(t.board, 0) + 1
+        out[where[s.name]] = max(count.values(), default=0)
+    return out
+
+
 def _build_bundle(paths, folder: Path, rule: str, card_play: bool):
     from simcore.io.bundle import read_bundle
     from simcore.scoring import score_results
@@ -391,7 +403,7 @@ def _build_bundle(paths, folder: Path, rule: str, card_play: bool):
     sessions, summary.files = read_sessions(paths, summary.notes, summary.formats)
     counts = write_bundle_files(sessions, folder)
     results = read_bundle(folder)
-    scored = score_results(results)
+    scored = score_results(results, expected_plays=_expected_plays(sessions, results))
     rows = session_scores(sessions, results, scored, rule)
     write_scores(rows, folder / "session_scores.csv")
     if card_play:

@@ -134,6 +134,7 @@ class Sessions(NamedTuple):
     scoring: np.ndarray  # SCORINGS code
     winners: np.ndarray  # 1 or 2
     kind: np.ndarray  # MOVEMENT_KINDS code
+    expected_plays: np.ndarray  # int64: times each board should have been played (Neuberg's N); 0 = the most-played
 
 
 class PairsOut(NamedTuple):
@@ -198,7 +199,8 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
         _seat_pairs(s, trav, sess.pair_start, pairs, out, seen)
         # boards: the session's rows grouped by board number
         _group_by_board(trav.board, trav.start[s], trav.start[s + 1], counts, by_board)
-        _score_boards(s, trav, sess.scoring[s], neuberg, butler_trim, out, by_board, scores, mp, val)
+        _score_boards(s, trav, sess.scoring[s], sess.expected_plays[s], neuberg, butler_trim, out, by_board, scores,
+                      mp, val)
         _pair_results(s, trav.start, sess, pairs, out, seen, error)
         _rank_in_groups(sess.pair_start[s], sess.pair_start[s + 1], pairs)
         _count_rounds(s, trav, sess.pair_start, pairs, out, last_round)
@@ -225,14 +227,16 @@ def _seat_pairs(s, trav, pair_start, pairs, out, seen):
 
 
 @kernel
-def _score_boards(s, trav, sc, neuberg, butler_trim, out, by_board, scores, mp, val):
+def _score_boards(s, trav, sc, expected_plays, neuberg, butler_trim, out, by_board, scores, mp, val):
     """Every board of session ``s`` scored across its tables: NS MP % and NS result in the session's units.
 
     by_board: the session's rows grouped by board; Neuberg's N is the
-    session's most-played board.  scores, mp, val: work buffers.
+    session's most-played board, or ``expected_plays`` when that is more
+    (tables given an artificial score played the board but have no row
+    here).  scores, mp, val: work buffers.
     """
     m = trav.start[s + 1] - trav.start[s]
-    plays_max = 0
+    plays_max = expected_plays
     run = 0
     for j in range(m):
         run = run + 1 if (j > 0 and trav.board[by_board[j]] == trav.board[by_board[j - 1]]) else 1
@@ -509,11 +513,15 @@ class PartnershipTable:
 # --- the public entry point ---------------------------------------------------------
 
 def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
-                  partnerships: PartnershipTable | None = None) -> ScoredResults:
+                  partnerships: PartnershipTable | None = None, expected_plays=None) -> ScoredResults:
     """Score every session of ``results`` (a Results) into a ScoredResults.
 
     neuberg: Neuberg-correct boards played fewer times than the session's
         most-played board (otherwise plain percentages of each board's top).
+    expected_plays: int per session, the times each board should have been
+        played when that exceeds the most-played board's rows (imported
+        sessions whose every board had a table given an artificial score);
+        None: the most-played board's rows.
     butler_trim: scores dropped from each end for the Butler datum.
     partnerships: a table shared across calls (the engine scores one chunk
         of the calendar at a time); a fresh one when None.
@@ -538,7 +546,13 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
     out = TravOut(ns_mp=np.empty(T), ns_value=np.empty(T), ns_entry=np.empty(T, np.int32),
                   ew_entry=np.empty(T, np.int32))
     trav = Travellers(trav_start, r.trav_round, r.trav_board, r.trav_ns, r.trav_ew, r.trav_ns_score, row_ns, row_ew)
-    sess = Sessions(pair_start, r.session_scoring, r.session_winners, r.session_kind)
+    if expected_plays is None:
+        expected_plays = np.zeros(S, np.int64)
+    expected_plays = np.asarray(expected_plays, np.int64)
+    if expected_plays.shape != (S,) or (expected_plays < 0).any():
+        raise ValueError(f"expected_plays: give one non-negative count per session ({S}), "
+                         f"got shape {expected_plays.shape}")
+    sess = Sessions(pair_start, r.session_scoring, r.session_winners, r.session_kind, expected_plays)
     error = np.zeros(S, np.int8)
     _score_session_pairs(trav, sess, bool(neuberg), int(butler_trim), pairs, out, error)
     pair_players, pair_direction = pairs.players, pairs.direction
