@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import naive
 from naive.rng import SplitMix64
-from simcore.bridge import model as bm
+from simcore.bridge import mitchell, model as bm
 
 PARAMS = bm.BridgeModelParams()
 POOL_KEY = 0x5EED_0F_B0A7D  # any key: the pool is rebuilt from it in every test session
@@ -202,7 +202,7 @@ def test_table_draws_match_reference(key, pairs, sigma, alpha):
 @given(st.integers(0, 2**64 - 1), st.integers(1, 40), st.integers(1, 10**6))
 def test_deal_session_matches_reference(key, n_boards, n_deals):
     codes = np.empty(n_boards, np.int32)
-    bm._deal_session(n_deals, np.uint64(key), codes)
+    mitchell._deal_session(n_deals, np.uint64(key), codes)
     assert codes.tolist() == naive.deal_session(n_deals, key, n_boards)
     for b, code in enumerate(codes):
         row, flip = code >> 1, code & 1
@@ -228,7 +228,7 @@ def test_mitchell_layout(tables):
     bpr = 2
     rows = naive.mitchell_layout(tables, bpr)
     for r, t, ns, ew, b in rows:
-        assert bm.mitchell_round(tables, b // bpr, t) == r
+        assert mitchell.mitchell_round(tables, b // bpr, t) == r
     # every NS pair meets every EW pair once and plays every board once; so does every EW pair
     meets = {(ns, ew) for r, t, ns, ew, b in rows}
     assert len(meets) == tables * tables
@@ -244,7 +244,7 @@ def test_mitchell_session_matches_reference(tables):
     rs = np.random.default_rng(5)
     ns = rs.uniform(40, 60, tables)
     ew = rs.uniform(40, 60, tables)
-    session = bm.simulate_mitchell_session(PARAMS, tables, 2, seed=9, session=3, ns_strength=ns,
+    session = mitchell.simulate_mitchell_session(PARAMS, tables, 2, seed=9, session=3, ns_strength=ns,
                                            ew_strength=ew, pool=_POOL)
     draw_key = bm._keys(9)[1]
     sigma = bm.field_sigma(0.5 * (ns.mean() + ew.mean()), PARAMS.sigma_slope, PARAMS.sigma_floor)
@@ -264,7 +264,7 @@ def test_mitchell_session_matches_reference(tables):
 ])
 def test_mitchell_session_rejects_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        bm.simulate_mitchell_session(PARAMS, **({"tables": 8} | kwargs), pool=_POOL)
+        mitchell.simulate_mitchell_session(PARAMS, **({"tables": 8} | kwargs), pool=_POOL)
 
 
 @pytest.mark.parametrize("kwargs,message", [
@@ -297,7 +297,7 @@ def test_equal_pairs_score_50_percent_symmetrically():
     pool = bm.build_pool(PARAMS, 404)
     x = []
     for s in range(600):
-        m = bm.simulate_mitchell_session(PARAMS, 7, 3, seed=404, session=s, pool=pool)
+        m = mitchell.simulate_mitchell_session(PARAMS, 7, 3, seed=404, session=s, pool=pool)
         x += [m.ns_pct[s % 7], m.ew_pct[(3 * s) % 7]]      # one NS and one EW pair per session
     dev = np.array(x) - 50.0
     for moment in (dev, dev ** 3):                         # mean 50, no skew
@@ -333,9 +333,9 @@ def test_same_seed_same_scores_and_different_seeds_differ():
     p3, p4 = bm.build_pool(PARAMS, 3, 8), bm.build_pool(PARAMS, 4, 8)
     assert np.array_equal(p3.scores, bm.build_pool(PARAMS, 3, 8).scores)
     assert not np.array_equal(p3.scores, p4.scores)
-    m1 = bm.simulate_mitchell_session(PARAMS, 5, 2, seed=8, pool=_POOL)
-    m2 = bm.simulate_mitchell_session(PARAMS, 5, 2, seed=8, pool=_POOL)
-    m3 = bm.simulate_mitchell_session(PARAMS, 5, 2, seed=8, session=1, pool=_POOL)
+    m1 = mitchell.simulate_mitchell_session(PARAMS, 5, 2, seed=8, pool=_POOL)
+    m2 = mitchell.simulate_mitchell_session(PARAMS, 5, 2, seed=8, pool=_POOL)
+    m3 = mitchell.simulate_mitchell_session(PARAMS, 5, 2, seed=8, session=1, pool=_POOL)
     assert np.array_equal(m1.ns_scores, m2.ns_scores) and not np.array_equal(m1.ns_scores, m3.ns_scores)
 
 

@@ -86,7 +86,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.bridge import model as bm
+from simcore.bridge import mitchell, model as bm
 from simcore import rng
 from simcore._jit import kernel
 from simcore.rng import seed_stream, uniform
@@ -343,8 +343,8 @@ def measure(params: bm.BridgeModelParams, seed: int = 0, boards: int = 40000) ->
     for s in range(n_sessions):
         for b in range(24):
             codes[b] = bm.board_code(s * 24 + b, bm._vulnerability(b + 1), (s * 24 + b) % 2)
-        bm._play_mitchell(pool.scores, pool.thresholds, codes, 3, strengths, strengths, a, sig50,
-                          draw_key, s, scores, ew, pct)
+        mitchell._play_mitchell(pool.scores, pool.thresholds, codes, 3, strengths, strengths, a, sig50,
+                                draw_key, s, scores, ew, pct)
         v[s] = np.mean((pct - 50.0) ** 2)
         v_formula[s] = np.mean(board_flatness(scores)) * maxvar(8) / 24
     m, se = mean_se(v)

@@ -335,7 +335,7 @@ def mitchell_layout(tables, boards_per_round):
 
 
 def play_mitchell(scores, thresholds, codes, boards_per_round, ns, ew, alpha, sigma, key, session):
-    """(ns_scores[b][t], ew_pair[b][t], ns_pct, ew_pct) of simcore.bridge.model._play_mitchell."""
+    """(ns_scores[b][t], ew_pair[b][t], ns_pct, ew_pct) of simcore.bridge.mitchell._play_mitchell."""
     T = len(ns)
     nb = len(codes)
     seat = {}
