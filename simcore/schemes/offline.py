@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -167,140 +168,39 @@ class OfflineScheme(SchemeBase):
             raise ValueError(f"offline: pair_players row {bad} is {sc.pair_players[bad].tolist()}; "
                              f"player ids must be in 0..{P - 1}")
         p = self.params
-        S = sc.n_sessions
-        sess = np.repeat(np.arange(S), np.diff(sc.pair_start))
-        kind = np.asarray(sc.kind)[sess]
-        n_ranked = np.asarray(sc.pair_n_ranked, np.int64)
-        keep = (kind != KIND_ONLINE) & (n_ranked >= 1)
-        is_match = np.isin(kind, MATCH_KINDS)
-        keep &= ~is_match | (np.diff(sc.match_start) > 0)
-        rank = np.empty(S, np.int64)
-        rank[np.asarray(sc.order)] = np.arange(S)
-        ent = np.flatnonzero(keep)
-        ent = ent[np.argsort(rank[sess[ent]], kind="stable")]  # processing order
-        if len(ent) == 0:
+        kept = _kept_entries(sc)
+        if len(kept.ent) == 0:
             return
-        # unknowns: one per (player, period); a late session joins the player's latest period
-        day = np.asarray(sc.day, np.int64)[sess]
-        period = day // p.period_days
-        players = np.asarray(sc.pair_players, np.int64)
-        used = np.flatnonzero(keep)
-        pl = players[used].ravel()
-        per = np.repeat(period[used], 2)
-        per = np.maximum(per, state.last_period[pl])
-        order = np.lexsort((per, pl))
-        pl_s, per_s = pl[order], per[order]
-        first = np.r_[True, (pl_s[1:] != pl_s[:-1]) | (per_s[1:] != per_s[:-1])]
-        uniq_pl, uniq_per = pl_s[first], per_s[first]
-        reuse = uniq_per == state.last_period[uniq_pl]
-        new = ~reuse
-        n_new = int(new.sum())
-        var_of_uniq = np.empty(len(uniq_pl), np.int64)
-        var_of_uniq[reuse] = state.last_var[uniq_pl[reuse]]
-        var_of_uniq[new] = state.n_vars + np.arange(n_new)
-        # walk rows between a player's consecutive unknowns, prior rows for first ones
-        rows_c, rows_v, rows_y, rows_w = [], [], [], []
-        prev_var = np.empty(n_new, np.int64)
-        prev_per = np.empty(n_new, np.int64)
-        new_idx = np.flatnonzero(new)
-        same_as_prev = np.r_[False, uniq_pl[1:] == uniq_pl[:-1]]
-        for_new_same = same_as_prev[new_idx]
-        prev_var[for_new_same] = var_of_uniq[new_idx[for_new_same] - 1]
-        prev_per[for_new_same] = uniq_per[new_idx[for_new_same] - 1]
-        other = ~for_new_same
-        prev_var[other] = state.last_var[uniq_pl[new_idx[other]]]
-        prev_per[other] = state.last_period[uniq_pl[new_idx[other]]]
-        walk = prev_var >= 0
-        new_var = var_of_uniq[new_idx]
-        gap = (uniq_per[new_idx] - prev_per) * p.period_days / 365.25 * p.drift
-        rows_c.append(np.stack([new_var[walk], prev_var[walk]], 1))
-        rows_v.append(np.tile([1.0, -1.0], (int(walk.sum()), 1)))
-        rows_y.append(np.zeros(int(walk.sum())))
-        rows_w.append(1.0 / gap[walk])
-        state.links.append((new_var[walk], prev_var[walk], 1.0 / gap[walk]))
-        prior = ~walk
-        rows_c.append(np.stack([new_var[prior], new_var[prior]], 1))
-        rows_v.append(np.tile([1.0, 0.0], (int(prior.sum()), 1)))
-        rows_y.append(state.start[uniq_pl[new_idx[prior]]])
-        rows_w.append(np.full(int(prior.sum()), 1.0 / p.prior_sd ** 2))
-        # the unknown of each player of each kept entry
-        var_sorted = np.repeat(var_of_uniq, np.diff(np.r_[np.flatnonzero(first), len(pl_s)]))
-        var_pl = np.empty(len(pl), np.int64)
-        var_pl[order] = var_sorted
-        entry_var = np.full((E, 2), -1, np.int64)
-        entry_var[used] = var_pl.reshape(-1, 2)
-        n_vars = state.n_vars + n_new
-        # observation rows
-        weights = p.weights()
-        y = np.empty(len(ent))
-        standard_scores(np.asarray(sc.scoring, np.int8)[sess[ent]], np.asarray(sc.pair_score, np.float64)[ent],
-                        np.asarray(sc.pair_boards, np.int64)[ent], p.butler_factor, p.cross_imp_factor,
-                        p.aggregate_factor, y)
-        x = np.maximum(np.asarray(sc.pair_boards, np.float64)[ent], 1.0)
-        n = n_ranked[ent].astype(np.float64)
-        w_obs = 1.0 / (p.board_sd ** 2 / x * (1.0 + 1.0 / n) / weights[np.asarray(sc.event)[sess[ent]]])
-        plain = ent[~is_match[ent]]
+        u = _unknowns(state, sc, kept, p.period_days)
+        rows_c, rows_v, rows_y, rows_w = _walk_and_prior_rows(state, u, p)
+        n_vars = state.n_vars + len(u.new_idx)
+        y, w_obs = _observations(sc, kept, p)
         # intercepts: one per (session, group) among plain entries
+        ent, is_match, sess = kept.ent, kept.is_match, kept.sess
+        plain = ent[~is_match[ent]]
         key = sess[plain] * 1_000_003 + np.asarray(sc.pair_group, np.int64)[plain]
         ukey, inv = np.unique(key, return_inverse=True)
         c_var = n_vars + inv
         n_vars += len(ukey)
-        f = n_ranked[plain] + 1.0
+        f = kept.n_ranked[plain] + 1.0
         coef = 0.5 * f / (f - 1.0)
-        rows_c.append(np.stack([entry_var[plain, 0], entry_var[plain, 1], c_var], 1))
+        rows_c.append(np.stack([u.entry_var[plain, 0], u.entry_var[plain, 1], c_var], 1))
         rows_v.append(np.stack([coef, coef, -np.ones(len(plain))], 1))
         mask_plain = ~is_match[ent]
         rows_y.append(y[mask_plain])
         rows_w.append(w_obs[mask_plain])
-        blocks_extra = []
         swiss = ent[is_match[ent]]
+        blocks_extra = []
         if len(swiss):
-            ms = np.asarray(sc.match_start, np.int64)
-            counts = ms[swiss + 1] - ms[swiss]
-            mrows = np.concatenate([np.arange(ms[e], ms[e + 1]) for e in swiss])
-            opp = np.asarray(sc.match_opp, np.int64)[mrows]
-            # build row by row in CSR form: own two unknowns, then 2 per match
-            indptr = np.zeros(len(swiss) + 1, np.int64)
-            np.cumsum(2 + 2 * counts, out=indptr[1:])
-            indices = np.empty(indptr[-1], np.int64)
-            data = np.empty(indptr[-1])
-            own = indptr[:-1]
-            indices[own], indices[own + 1] = entry_var[swiss, 0], entry_var[swiss, 1]
-            data[own] = data[own + 1] = 0.5
-            pos = np.repeat(own + 2, 2 * counts) + (np.arange(2 * counts.sum()) -
-                                                    np.repeat(np.cumsum(2 * counts) - 2 * counts, 2 * counts))
-            indices[pos] = entry_var[opp].ravel()
-            data[pos] = np.repeat(-0.5 / counts, 2 * counts)
-            blocks_extra.append((indptr, indices, data, y[~mask_plain], w_obs[~mask_plain]))
-        # three-column rows (walk, prior, plain observations) as one CSR block; unused slots dropped
-        three = [np.pad(rc, ((0, 0), (0, 3 - rc.shape[1])), constant_values=-1) for rc in rows_c]
-        vals3 = [np.pad(rv, ((0, 0), (0, 3 - rv.shape[1]))) for rv in rows_v]
-        c = np.concatenate(three)
-        v = np.concatenate(vals3)
-        nz = (c >= 0) & (v != 0)
-        indptr = np.zeros(len(c) + 1, np.int64)
-        np.cumsum(nz.sum(1), out=indptr[1:])
-        state.blocks.append((indptr, c[nz], v[nz], np.concatenate(rows_y), np.concatenate(rows_w)))
+            blocks_extra.append(_match_block(sc, swiss, u.entry_var, y[~mask_plain], w_obs[~mask_plain]))
+        n_rows = _append_three_column_rows(state, rows_c, rows_v, rows_y, rows_w)
         state.blocks.extend(blocks_extra)
-        state.n_rows += len(c) + len(swiss)
-        # bookkeeping of the unknowns
-        x0 = np.zeros(n_vars)
-        x0[:len(state.x)] = state.x
-        prev_value = np.where(prev_var >= 0, x0[np.maximum(prev_var, 0)], state.start[uniq_pl[new_idx]])
-        x0[new_var] = prev_value  # warm start: a player's previous strength
-        state.x = x0
-        state.var_player.append(uniq_pl[new_idx])
-        state.var_period.append(uniq_per[new_idx])
-        state.var_player.append(np.full(len(ukey), -1, np.int64))
-        state.var_period.append(np.full(len(ukey), -1, np.int64))
-        last = np.r_[uniq_pl[1:] != uniq_pl[:-1], True]
-        state.last_var[uniq_pl[last]] = var_of_uniq[last]
-        state.last_period[uniq_pl[last]] = uniq_per[last]
-        state.n_vars = n_vars
+        state.n_rows += n_rows + len(swiss)
+        _book_unknowns(state, u, n_vars, len(ukey))
         if out_after is not None:
             self._solve(state)
-            got = entry_var >= 0
-            out_after[got] = state.x[entry_var[got]]
+            got = u.entry_var >= 0
+            out_after[got] = state.x[u.entry_var[got]]
 
     # -- the solve --------------------------------------------------------------------
     def _solve(self, state: OfflineState) -> None:
@@ -437,6 +337,174 @@ def _chain_preconditioner(state: OfflineState, diag: np.ndarray):
         out[perm] = cho_solve_banded((factor, False), v[perm])
         return out
     return solve
+
+
+# --- the steps of OfflineScheme.apply ------------------------------------------------
+
+class _Kept(NamedTuple):
+    """Entries of one apply call: sess[i] session of entry i, n_ranked pairs
+    ranked in its field, is_match (Swiss entry), ent the kept entries in
+    processing order, keep the mask of kept entries (entry order)."""
+    sess: np.ndarray
+    n_ranked: np.ndarray
+    is_match: np.ndarray
+    keep: np.ndarray
+    ent: np.ndarray
+
+
+def _kept_entries(sc) -> _Kept:
+    """The entries graded: not the online room, ranked, and (Swiss) with at least one match."""
+    S = sc.n_sessions
+    sess = np.repeat(np.arange(S), np.diff(sc.pair_start))
+    kind = np.asarray(sc.kind)[sess]
+    n_ranked = np.asarray(sc.pair_n_ranked, np.int64)
+    keep = (kind != KIND_ONLINE) & (n_ranked >= 1)
+    is_match = np.isin(kind, MATCH_KINDS)
+    keep &= ~is_match | (np.diff(sc.match_start) > 0)
+    rank = np.empty(S, np.int64)
+    rank[np.asarray(sc.order)] = np.arange(S)
+    ent = np.flatnonzero(keep)
+    ent = ent[np.argsort(rank[sess[ent]], kind="stable")]  # processing order
+    return _Kept(sess, n_ranked, is_match, keep, ent)
+
+
+class _Unknowns(NamedTuple):
+    """The (player, period) unknowns touched by one apply call, sorted by player then period.
+
+    uniq_pl, uniq_per, var_of_uniq: player, period and unknown of each;
+    new_idx: which of them are new; prev_var, prev_per: the unknown and period
+    before each new one (-1: none); entry_var[e, k]: the unknown of player k
+    of entry e (-1: entry not kept)."""
+    uniq_pl: np.ndarray
+    uniq_per: np.ndarray
+    var_of_uniq: np.ndarray
+    new_idx: np.ndarray
+    prev_var: np.ndarray
+    prev_per: np.ndarray
+    entry_var: np.ndarray
+
+
+def _unknowns(state: OfflineState, sc, kept: _Kept, period_days: int) -> _Unknowns:
+    """One unknown per (player, period); a late session joins the player's latest period."""
+    day = np.asarray(sc.day, np.int64)[kept.sess]
+    period = day // period_days
+    players = np.asarray(sc.pair_players, np.int64)
+    used = np.flatnonzero(kept.keep)
+    pl = players[used].ravel()
+    per = np.repeat(period[used], 2)
+    per = np.maximum(per, state.last_period[pl])
+    order = np.lexsort((per, pl))
+    pl_s, per_s = pl[order], per[order]
+    first = np.r_[True, (pl_s[1:] != pl_s[:-1]) | (per_s[1:] != per_s[:-1])]
+    uniq_pl, uniq_per = pl_s[first], per_s[first]
+    reuse = uniq_per == state.last_period[uniq_pl]
+    new = ~reuse
+    n_new = int(new.sum())
+    var_of_uniq = np.empty(len(uniq_pl), np.int64)
+    var_of_uniq[reuse] = state.last_var[uniq_pl[reuse]]
+    var_of_uniq[new] = state.n_vars + np.arange(n_new)
+    prev_var = np.empty(n_new, np.int64)
+    prev_per = np.empty(n_new, np.int64)
+    new_idx = np.flatnonzero(new)
+    same_as_prev = np.r_[False, uniq_pl[1:] == uniq_pl[:-1]]
+    for_new_same = same_as_prev[new_idx]
+    prev_var[for_new_same] = var_of_uniq[new_idx[for_new_same] - 1]
+    prev_per[for_new_same] = uniq_per[new_idx[for_new_same] - 1]
+    other = ~for_new_same
+    prev_var[other] = state.last_var[uniq_pl[new_idx[other]]]
+    prev_per[other] = state.last_period[uniq_pl[new_idx[other]]]
+    var_sorted = np.repeat(var_of_uniq, np.diff(np.r_[np.flatnonzero(first), len(pl_s)]))
+    var_pl = np.empty(len(pl), np.int64)
+    var_pl[order] = var_sorted
+    entry_var = np.full((sc.n_entries, 2), -1, np.int64)
+    entry_var[used] = var_pl.reshape(-1, 2)
+    return _Unknowns(uniq_pl, uniq_per, var_of_uniq, new_idx, prev_var, prev_per, entry_var)
+
+
+def _walk_and_prior_rows(state: OfflineState, u: _Unknowns, p: Params):
+    """(columns, values, targets, weights) lists: walk rows between a player's consecutive
+    unknowns, prior rows for first ones.  Records the walk links in ``state``."""
+    walk = u.prev_var >= 0
+    new_var = u.var_of_uniq[u.new_idx]
+    gap = (u.uniq_per[u.new_idx] - u.prev_per) * p.period_days / 365.25 * p.drift
+    rows_c = [np.stack([new_var[walk], u.prev_var[walk]], 1)]
+    rows_v = [np.tile([1.0, -1.0], (int(walk.sum()), 1))]
+    rows_y = [np.zeros(int(walk.sum()))]
+    rows_w = [1.0 / gap[walk]]
+    state.links.append((new_var[walk], u.prev_var[walk], 1.0 / gap[walk]))
+    prior = ~walk
+    rows_c.append(np.stack([new_var[prior], new_var[prior]], 1))
+    rows_v.append(np.tile([1.0, 0.0], (int(prior.sum()), 1)))
+    rows_y.append(state.start[u.uniq_pl[u.new_idx[prior]]])
+    rows_w.append(np.full(int(prior.sum()), 1.0 / p.prior_sd ** 2))
+    return rows_c, rows_v, rows_y, rows_w
+
+
+def _observations(sc, kept: _Kept, p: Params):
+    """(y, w): each kept entry's standard score (grade points) and its row weight."""
+    ent, sess = kept.ent, kept.sess
+    weights = p.weights()
+    y = np.empty(len(ent))
+    standard_scores(np.asarray(sc.scoring, np.int8)[sess[ent]], np.asarray(sc.pair_score, np.float64)[ent],
+                    np.asarray(sc.pair_boards, np.int64)[ent], p.butler_factor, p.cross_imp_factor,
+                    p.aggregate_factor, y)
+    x = np.maximum(np.asarray(sc.pair_boards, np.float64)[ent], 1.0)
+    n = kept.n_ranked[ent].astype(np.float64)
+    w_obs = 1.0 / (p.board_sd ** 2 / x * (1.0 + 1.0 / n) / weights[np.asarray(sc.event)[sess[ent]]])
+    return y, w_obs
+
+
+def _match_block(sc, swiss: np.ndarray, entry_var: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """CSR block of the Swiss entries' rows: own two unknowns, then 2 per match."""
+    ms = np.asarray(sc.match_start, np.int64)
+    counts = ms[swiss + 1] - ms[swiss]
+    mrows = np.concatenate([np.arange(ms[e], ms[e + 1]) for e in swiss])
+    opp = np.asarray(sc.match_opp, np.int64)[mrows]
+    indptr = np.zeros(len(swiss) + 1, np.int64)
+    np.cumsum(2 + 2 * counts, out=indptr[1:])
+    indices = np.empty(indptr[-1], np.int64)
+    data = np.empty(indptr[-1])
+    own = indptr[:-1]
+    indices[own], indices[own + 1] = entry_var[swiss, 0], entry_var[swiss, 1]
+    data[own] = data[own + 1] = 0.5
+    pos = np.repeat(own + 2, 2 * counts) + (np.arange(2 * counts.sum()) -
+                                            np.repeat(np.cumsum(2 * counts) - 2 * counts, 2 * counts))
+    indices[pos] = entry_var[opp].ravel()
+    data[pos] = np.repeat(-0.5 / counts, 2 * counts)
+    return indptr, indices, data, y, w
+
+
+def _append_three_column_rows(state: OfflineState, rows_c, rows_v, rows_y, rows_w) -> int:
+    """Append the walk, prior and plain observation rows as one CSR block (unused slots
+    dropped); returns the number of rows."""
+    three = [np.pad(rc, ((0, 0), (0, 3 - rc.shape[1])), constant_values=-1) for rc in rows_c]
+    vals3 = [np.pad(rv, ((0, 0), (0, 3 - rv.shape[1]))) for rv in rows_v]
+    c = np.concatenate(three)
+    v = np.concatenate(vals3)
+    nz = (c >= 0) & (v != 0)
+    indptr = np.zeros(len(c) + 1, np.int64)
+    np.cumsum(nz.sum(1), out=indptr[1:])
+    state.blocks.append((indptr, c[nz], v[nz], np.concatenate(rows_y), np.concatenate(rows_w)))
+    return len(c)
+
+
+def _book_unknowns(state: OfflineState, u: _Unknowns, n_vars: int, n_intercepts: int) -> None:
+    """Grow the unknowns to ``n_vars`` (new players' ones warm-started at their previous
+    strength, grade points) and record each player's latest unknown and period."""
+    new_var = u.var_of_uniq[u.new_idx]
+    x0 = np.zeros(n_vars)
+    x0[:len(state.x)] = state.x
+    prev_value = np.where(u.prev_var >= 0, x0[np.maximum(u.prev_var, 0)], state.start[u.uniq_pl[u.new_idx]])
+    x0[new_var] = prev_value  # warm start: a player's previous strength
+    state.x = x0
+    state.var_player.append(u.uniq_pl[u.new_idx])
+    state.var_period.append(u.uniq_per[u.new_idx])
+    state.var_player.append(np.full(n_intercepts, -1, np.int64))
+    state.var_period.append(np.full(n_intercepts, -1, np.int64))
+    last = np.r_[u.uniq_pl[1:] != u.uniq_pl[:-1], True]
+    state.last_var[u.uniq_pl[last]] = u.var_of_uniq[last]
+    state.last_period[u.uniq_pl[last]] = u.uniq_per[last]
+    state.n_vars = n_vars
 
 
 SCHEME = OfflineScheme
