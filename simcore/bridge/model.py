@@ -427,101 +427,131 @@ def _other_suit(sa, st):
     return sb
 
 
-@kernel
-def _make_deal(P, st, opts, w, noise):
-    """One deal: its contract options (side A's view) and play-noise probabilities.
+@kernel(inline="always")
+def _flat_options(P, st, opts, w):
+    """FLAT: everyone bids the same contract and takes the same tricks.
 
-    P: BridgeModelParams.deal_vector().  Writes the options into ``opts``
-    (int64[MAX_OPTIONS, 6], columns OPT_*) and their weights into ``w``;
-    noise[0..3] = P(declarer takes DD-2, DD-1, DD, DD+1 tricks).  Returns the
-    number of options.  See the module docstring for the rules.
+    Writes the options into opts/w; returns their count.
+    """
+    disp = P[_P_BIDDISP]
+    n = 0
+    k = _pick(_GAME_KIND, st)
+    sa, la = _GAME_STRAIN[k], _GAME_LEVEL[k]
+    if uniform(st) < 0.4:
+        la -= 2                                              # a flat partscore
+    ta = la + 6 + (1 if uniform(st) < 0.3 else 0)
+    n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, 20.0 * _weight(1.0, disp, st), KIND_PLAIN)
+    n = _add(opts, w, n, la - 1 if la > 1 else la + 1, sa, SIDE_A, 0, ta, _weight(1.0, disp, st),
+             KIND_PLAIN)
+    return n
+
+
+@kernel(inline="always")
+def _partscore_options(P, st, opts, w):
+    """PARTSCORE: A's partscore, another strain, one level higher (and doubled when
+    that fails), sometimes passed out, sometimes B competes (and is doubled).
+
+    Writes the options into opts/w; returns their count.
     """
     disp = P[_P_BIDDISP]
     cons = P[_P_CONSENSUS]
     dw = P[_P_DOUBLE]
-    play = np.exp(P[_P_PLAYDISP] * normal_quantile(uniform(st)))
     n = 0
-    u = uniform(st)
-    if u < P[_P_FLAT]:
-        # FLAT: everyone bids the same contract and takes the same tricks
-        k = _pick(_GAME_KIND, st)
-        sa, la = _GAME_STRAIN[k], _GAME_LEVEL[k]
-        if uniform(st) < 0.4:
-            la -= 2                                              # a flat partscore
-        ta = la + 6 + (1 if uniform(st) < 0.3 else 0)
-        n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, 20.0 * _weight(1.0, disp, st), KIND_PLAIN)
-        n = _add(opts, w, n, la - 1 if la > 1 else la + 1, sa, SIDE_A, 0, ta, _weight(1.0, disp, st),
-                 KIND_PLAIN)
-        play *= 0.2
-    elif u < P[_P_FLAT] + P[_P_PART]:
-        # PARTSCORE: A's partscore, another strain, one level higher (and doubled when
-        # that fails), sometimes passed out, sometimes B competes (and is doubled)
-        sa = _pick(_PART_STRAIN, st)
-        la = (1 if uniform(st) < 0.7 else 2) if sa == NOTRUMP else 1 + _pick(_PART_LEVEL_SUIT, st)
-        ta = la + 6 + _pick(_PART_MARGIN, st) - 1
-        n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, _weight(cons, disp, st), KIND_PLAIN)
-        if sa == NOTRUMP:
-            s2, l2, t2 = (HEARTS if uniform(st) < 0.5 else SPADES), 2, ta + _pick(_ALT_SHIFT, st)
-        else:
-            s2, l2, t2 = NOTRUMP, max(1, la - 1), ta - 2 + _pick(_ALT_SHIFT, st)
-        n = _add(opts, w, n, l2, s2, SIDE_A, 0, t2, _weight(1.0, disp, st), KIND_PLAIN)
-        n = _add(opts, w, n, la + 1, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
-        if ta < la + 7:
-            n = _add(opts, w, n, la + 1, sa, SIDE_A, 1, ta, _weight(dw, disp, st), KIND_PLAIN)
-        if la == 1 and sa != NOTRUMP and uniform(st) < 0.3:
-            n = _add(opts, w, n, 0, NOTRUMP, SIDE_A, 0, 0, _weight(0.3, disp, st), KIND_PLAIN)
-        if uniform(st) < P[_P_COMPETE]:
-            sb = _other_suit(sa, st)
-            lb = 2 if uniform(st) < 0.6 else 3
-            tb = lb + 6 + _pick(_COMPETE_MARGIN, st) - 2
-            n = _add(opts, w, n, lb, sb, SIDE_B, 0, tb, _weight(1.0, disp, st), KIND_PLAIN)
-            if tb < lb + 6:
-                n = _add(opts, w, n, lb, sb, SIDE_B, 1, tb, _weight(dw, disp, st), KIND_PLAIN)
-    elif u < P[_P_FLAT] + P[_P_PART] + P[_P_GAME]:
-        # GAME: A's game, a partscore stop, the other game (3NT or a major), one level
-        # too high, the game doubled when it fails, sometimes B's doubled sacrifice
-        k = _pick(_GAME_KIND, st)
-        sa, la = _GAME_STRAIN[k], _GAME_LEVEL[k]
-        ta = la + 6 + _pick(_GAME_MARGIN, st) - 2
-        n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, _weight(cons, disp, st), KIND_PLAIN)
-        ls = 2 if sa == NOTRUMP else (3 if sa <= DIAMONDS else la - 1)
-        n = _add(opts, w, n, ls, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
-        if sa == NOTRUMP:
-            s2, l2, t2 = (HEARTS if uniform(st) < 0.5 else SPADES), 4, ta + _pick(_ALT_SHIFT, st)
-        elif sa >= HEARTS:
-            s2, l2, t2 = NOTRUMP, 3, ta - 2 + _pick(_ALT_SHIFT, st)
-        else:
-            s2, l2, t2 = NOTRUMP, 3, ta - 3 + _pick(_ALT_SHIFT, st)
-        n = _add(opts, w, n, l2, s2, SIDE_A, 0, t2, _weight(1.0, disp, st), KIND_PLAIN)
-        n = _add(opts, w, n, la + 1, sa, SIDE_A, 0, ta, _weight(0.25, disp, st), KIND_PLAIN)
-        if ta < la + 6:
-            n = _add(opts, w, n, la, sa, SIDE_A, 1, ta, _weight(dw, disp, st), KIND_PLAIN)
-        if uniform(st) < P[_P_SACRIFICE]:
-            sb = _other_suit(sa, st)
-            # over 3NT at the four level; over a suit game the same level in a
-            # higher suit, one level higher in a lower one
-            lb = 4 if sa == NOTRUMP else (la if sb > sa else la + 1)
-            tb = lb + 6 - 1 - _pick(_SACRIFICE_DOWN, st)
-            n = _add(opts, w, n, lb, sb, SIDE_B, 1, tb, _weight(1.0, disp, st), KIND_SACRIFICE)
+    sa = _pick(_PART_STRAIN, st)
+    la = (1 if uniform(st) < 0.7 else 2) if sa == NOTRUMP else 1 + _pick(_PART_LEVEL_SUIT, st)
+    ta = la + 6 + _pick(_PART_MARGIN, st) - 1
+    n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, _weight(cons, disp, st), KIND_PLAIN)
+    if sa == NOTRUMP:
+        s2, l2, t2 = (HEARTS if uniform(st) < 0.5 else SPADES), 2, ta + _pick(_ALT_SHIFT, st)
     else:
-        # SLAM: A's small or grand slam, stopping in game, a grand that is one too
-        # many (or the small slam when the grand is on), the slam in the other strain
-        sa = _pick(_SLAM_STRAIN, st)
-        la = 7 if uniform(st) < 0.15 else 6
-        ta = la + 6 + _pick(_SLAM_MARGIN, st) - 1
-        n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, _weight(0.6 * cons, disp, st), KIND_PLAIN)
-        lg = 3 if sa == NOTRUMP else (4 if sa >= HEARTS else 5)
-        n = _add(opts, w, n, lg, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
-        if la == 7:
-            n = _add(opts, w, n, 6, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
-        else:
-            n = _add(opts, w, n, 7, sa, SIDE_A, 0, ta, _weight(0.2, disp, st), KIND_PLAIN)
-        if sa == NOTRUMP:
-            s2, t2 = (HEARTS if uniform(st) < 0.5 else SPADES), ta + _pick(_ALT_SHIFT, st)
-        else:
-            s2, t2 = NOTRUMP, ta - 1 + _pick(_ALT_SHIFT, st)
-        n = _add(opts, w, n, la, s2, SIDE_A, 0, t2, _weight(0.5, disp, st), KIND_PLAIN)
-    # this deal's play noise: the base rates times a deal factor, at most 0.9 in all
+        s2, l2, t2 = NOTRUMP, max(1, la - 1), ta - 2 + _pick(_ALT_SHIFT, st)
+    n = _add(opts, w, n, l2, s2, SIDE_A, 0, t2, _weight(1.0, disp, st), KIND_PLAIN)
+    n = _add(opts, w, n, la + 1, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
+    if ta < la + 7:
+        n = _add(opts, w, n, la + 1, sa, SIDE_A, 1, ta, _weight(dw, disp, st), KIND_PLAIN)
+    if la == 1 and sa != NOTRUMP and uniform(st) < 0.3:
+        n = _add(opts, w, n, 0, NOTRUMP, SIDE_A, 0, 0, _weight(0.3, disp, st), KIND_PLAIN)
+    if uniform(st) < P[_P_COMPETE]:
+        sb = _other_suit(sa, st)
+        lb = 2 if uniform(st) < 0.6 else 3
+        tb = lb + 6 + _pick(_COMPETE_MARGIN, st) - 2
+        n = _add(opts, w, n, lb, sb, SIDE_B, 0, tb, _weight(1.0, disp, st), KIND_PLAIN)
+        if tb < lb + 6:
+            n = _add(opts, w, n, lb, sb, SIDE_B, 1, tb, _weight(dw, disp, st), KIND_PLAIN)
+    return n
+
+
+@kernel(inline="always")
+def _game_options(P, st, opts, w):
+    """GAME: A's game, a partscore stop, the other game (3NT or a major), one level
+    too high, the game doubled when it fails, sometimes B's doubled sacrifice.
+
+    Writes the options into opts/w; returns their count.
+    """
+    disp = P[_P_BIDDISP]
+    cons = P[_P_CONSENSUS]
+    dw = P[_P_DOUBLE]
+    n = 0
+    k = _pick(_GAME_KIND, st)
+    sa, la = _GAME_STRAIN[k], _GAME_LEVEL[k]
+    ta = la + 6 + _pick(_GAME_MARGIN, st) - 2
+    n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, _weight(cons, disp, st), KIND_PLAIN)
+    ls = 2 if sa == NOTRUMP else (3 if sa <= DIAMONDS else la - 1)
+    n = _add(opts, w, n, ls, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
+    if sa == NOTRUMP:
+        s2, l2, t2 = (HEARTS if uniform(st) < 0.5 else SPADES), 4, ta + _pick(_ALT_SHIFT, st)
+    elif sa >= HEARTS:
+        s2, l2, t2 = NOTRUMP, 3, ta - 2 + _pick(_ALT_SHIFT, st)
+    else:
+        s2, l2, t2 = NOTRUMP, 3, ta - 3 + _pick(_ALT_SHIFT, st)
+    n = _add(opts, w, n, l2, s2, SIDE_A, 0, t2, _weight(1.0, disp, st), KIND_PLAIN)
+    n = _add(opts, w, n, la + 1, sa, SIDE_A, 0, ta, _weight(0.25, disp, st), KIND_PLAIN)
+    if ta < la + 6:
+        n = _add(opts, w, n, la, sa, SIDE_A, 1, ta, _weight(dw, disp, st), KIND_PLAIN)
+    if uniform(st) < P[_P_SACRIFICE]:
+        sb = _other_suit(sa, st)
+        # over 3NT at the four level; over a suit game the same level in a
+        # higher suit, one level higher in a lower one
+        lb = 4 if sa == NOTRUMP else (la if sb > sa else la + 1)
+        tb = lb + 6 - 1 - _pick(_SACRIFICE_DOWN, st)
+        n = _add(opts, w, n, lb, sb, SIDE_B, 1, tb, _weight(1.0, disp, st), KIND_SACRIFICE)
+    return n
+
+
+@kernel(inline="always")
+def _slam_options(P, st, opts, w):
+    """SLAM: A's small or grand slam, stopping in game, a grand that is one too
+    many (or the small slam when the grand is on), the slam in the other strain.
+
+    Writes the options into opts/w; returns their count.
+    """
+    disp = P[_P_BIDDISP]
+    cons = P[_P_CONSENSUS]
+    n = 0
+    sa = _pick(_SLAM_STRAIN, st)
+    la = 7 if uniform(st) < 0.15 else 6
+    ta = la + 6 + _pick(_SLAM_MARGIN, st) - 1
+    n = _add(opts, w, n, la, sa, SIDE_A, 0, ta, _weight(0.6 * cons, disp, st), KIND_PLAIN)
+    lg = 3 if sa == NOTRUMP else (4 if sa >= HEARTS else 5)
+    n = _add(opts, w, n, lg, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
+    if la == 7:
+        n = _add(opts, w, n, 6, sa, SIDE_A, 0, ta, _weight(1.0, disp, st), KIND_PLAIN)
+    else:
+        n = _add(opts, w, n, 7, sa, SIDE_A, 0, ta, _weight(0.2, disp, st), KIND_PLAIN)
+    if sa == NOTRUMP:
+        s2, t2 = (HEARTS if uniform(st) < 0.5 else SPADES), ta + _pick(_ALT_SHIFT, st)
+    else:
+        s2, t2 = NOTRUMP, ta - 1 + _pick(_ALT_SHIFT, st)
+    n = _add(opts, w, n, la, s2, SIDE_A, 0, t2, _weight(0.5, disp, st), KIND_PLAIN)
+    return n
+
+
+@kernel(inline="always")
+def _play_noise(P, play, noise):
+    """This deal's play noise: the base rates times the deal factor ``play``, at most 0.9 in all.
+
+    noise[0..3] = P(declarer takes DD-2, DD-1, DD, DD+1 tricks).
+    """
     e2 = P[_P_MINUS2] * play
     e1 = P[_P_MINUS] * play
     ep = P[_P_PLUS] * play
@@ -534,6 +564,29 @@ def _make_deal(P, st, opts, w, noise):
     noise[1] = e1
     noise[2] = 1.0 - e2 - e1 - ep
     noise[3] = ep
+
+
+@kernel
+def _make_deal(P, st, opts, w, noise):
+    """One deal: its contract options (side A's view) and play-noise probabilities.
+
+    P: BridgeModelParams.deal_vector().  Writes the options into ``opts``
+    (int64[MAX_OPTIONS, 6], columns OPT_*) and their weights into ``w``;
+    noise[0..3] = P(declarer takes DD-2, DD-1, DD, DD+1 tricks).  Returns the
+    number of options.  See the module docstring for the rules.
+    """
+    play = np.exp(P[_P_PLAYDISP] * normal_quantile(uniform(st)))
+    u = uniform(st)
+    if u < P[_P_FLAT]:
+        n = _flat_options(P, st, opts, w)
+        play *= 0.2
+    elif u < P[_P_FLAT] + P[_P_PART]:
+        n = _partscore_options(P, st, opts, w)
+    elif u < P[_P_FLAT] + P[_P_PART] + P[_P_GAME]:
+        n = _game_options(P, st, opts, w)
+    else:
+        n = _slam_options(P, st, opts, w)
+    _play_noise(P, play, noise)
     return n
 
 
