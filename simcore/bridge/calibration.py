@@ -276,11 +276,20 @@ def measure(params: bm.BridgeModelParams, seed: int = 0, boards: int = 40000) ->
         raise ValueError(f"calibrate: boards={boards!r} must be an integer >= 100")
     key = rng.replicate_keys(seed, 1)[0]
     res: dict = {"seed": int(seed), "boards": int(boards)}
+    _flatness_figures(res, params, key, boards)
+    _large_field_figures(res, params, key, boards)
+    _n9_figures(res, params, key, boards)
+    _session_sd_figures(res, params, key, boards)
+    _gap_figures(res, params, key, boards)
+    return res
+
+
+def _flatness_figures(res: dict, params: bm.BridgeModelParams, key, boards: int) -> None:
+    """Flatness in club fields (boards played 7..11 times), and in strong fields on the same
+    luck: into ``res``."""
     a = params.alpha
     sig50 = bm.field_sigma(50.0, params.sigma_slope, params.sigma_floor)
     sig_strong = bm.field_sigma(STRONG_FIELD, params.sigma_slope, params.sigma_floor)
-
-    # 1. flatness in club fields (boards played 7..11 times), and in strong fields on the same luck
     pool = bm.build_pool(params, rng.child_key(key, 1), boards)
     n_tab = np.array([CLUB_TABLES[b % len(CLUB_TABLES)] for b in range(boards)], np.int32)
     club = np.empty((boards, 4))
@@ -301,7 +310,12 @@ def measure(params: bm.BridgeModelParams, seed: int = 0, boards: int = 40000) ->
     res["strong_field_flatness_ratio"], res["strong_field_flatness_ratio_se"] = ratio_se(strong[:, 0], f)
     res["strong_field_flatness"] = float(strong[:, 0].mean())
 
-    # 2. equal pairs in a large field: XRvar and the conversion factors
+
+def _large_field_figures(res: dict, params: bm.BridgeModelParams, key, boards: int) -> None:
+    """Equal pairs in a large field: XRvar and the conversion factors: into ``res``."""
+    a = params.alpha
+    sig50 = bm.field_sigma(50.0, params.sigma_slope, params.sigma_floor)
+    sig_strong = bm.field_sigma(STRONG_FIELD, params.sigma_slope, params.sigma_floor)
     nl = boards // 2
     pool = bm.build_pool(params, rng.child_key(key, 3), nl)
     large = np.empty((nl, 4))
@@ -321,7 +335,11 @@ def measure(params: bm.BridgeModelParams, seed: int = 0, boards: int = 40000) ->
                   sig_strong, 1, rng.child_key(key, 4), strong_large)
     res["xrvar_strong_field"] = float((strong_large[:, 2] * (n - 1) / n).mean())
 
-    # 3. equal pairs, boards played 9 times
+
+def _n9_figures(res: dict, params: bm.BridgeModelParams, key, boards: int) -> None:
+    """Equal pairs, boards played 9 times: into ``res``."""
+    a = params.alpha
+    sig50 = bm.field_sigma(50.0, params.sigma_slope, params.sigma_floor)
     pool = bm.build_pool(params, rng.child_key(key, 5), boards)
     n9 = np.empty((boards, 4))
     _field_boards(pool.scores, pool.thresholds, np.full(boards, 9, np.int32), 50.0, 0.0, a, sig50, 1,
@@ -329,7 +347,12 @@ def measure(params: bm.BridgeModelParams, seed: int = 0, boards: int = 40000) ->
     res["mp_per_cross_imp_n9"], res["mp_per_cross_imp_n9_se"] = sqrt_ratio_se(n9[:, 1], n9[:, 2])
     res["flatness_n9_equal_pairs"] = float(n9[:, 0].mean())
 
-    # 4. session sd: equal pairs, full Mitchell of 8 tables x 3 boards (24 boards, each played 8 times)
+
+def _session_sd_figures(res: dict, params: bm.BridgeModelParams, key, boards: int) -> None:
+    """Session sd: equal pairs, full Mitchell of 8 tables x 3 boards (24 boards, each played
+    8 times): into ``res``."""
+    a = params.alpha
+    sig50 = bm.field_sigma(50.0, params.sigma_slope, params.sigma_floor)
     n_sessions = max(boards // 24, 10)
     pool = bm.build_pool(params, rng.child_key(key, 7), n_sessions * 24)
     codes = np.empty(24, np.int32)
@@ -354,7 +377,11 @@ def measure(params: bm.BridgeModelParams, seed: int = 0, boards: int = 40000) ->
     res["session_sd_24x8_fr18_formula"] = math.sqrt(float(v_formula.mean()))
     res["session_var_minus_formula"], res["session_var_minus_formula_se"] = mean_se(v - v_formula)
 
-    # 5. expected score by strength gap (pair minus field), boards played 9 times
+
+def _gap_figures(res: dict, params: bm.BridgeModelParams, key, boards: int) -> None:
+    """Expected score by strength gap (pair minus field), boards played 9 times: into ``res``."""
+    a = params.alpha
+    sig50 = bm.field_sigma(50.0, params.sigma_slope, params.sigma_floor)
     gaps = np.array(GAPS)
     pool = bm.build_pool(params, rng.child_key(key, 9), boards)
     g = np.empty((boards, gaps.size))
@@ -370,7 +397,6 @@ def measure(params: bm.BridgeModelParams, seed: int = 0, boards: int = 40000) ->
     for x, name in ((8.0, "expected_score_gap_plus8"), (-8.0, "expected_score_gap_minus8")):
         res[name] = res["expected_score_by_gap"][f"{x:+g}"]
         res[name + "_se"] = res["expected_score_by_gap_se"][f"{x:+g}"]
-    return res
 
 
 def verdicts(res: dict) -> list[tuple[Target, float, float, bool]]:
