@@ -728,10 +728,19 @@ SCHEME = EloPairsScheme
 
 def _validate(state: EloPairsState, scored, out_after: np.ndarray) -> None:
     """ValueError naming the field and value for anything the kernel cannot rate."""
-    n_s, n_e = scored.n_sessions, scored.n_entries
+    n_e = scored.n_entries
     if not isinstance(out_after, np.ndarray) or out_after.dtype != np.float64 or out_after.shape != (n_e, 2):
         raise ValueError(f"out_after must be a float64 array of shape ({n_e}, 2), got "
                          f"{getattr(out_after, 'dtype', type(out_after))} {getattr(out_after, 'shape', '')}")
+    _validate_sessions(state, scored)
+    if n_e:
+        _validate_pairs(state, scored)
+    _validate_rows(scored)
+
+
+def _validate_sessions(state: EloPairsState, scored) -> None:
+    """The sessions: their order, pair offsets, movement kinds, and days and months in date order."""
+    n_s, n_e = scored.n_sessions, scored.n_entries
     order = np.asarray(scored.order)
     if not np.array_equal(np.sort(order), np.arange(n_s)):
         raise ValueError("ScoredResults.order is not a permutation of the sessions")
@@ -759,33 +768,43 @@ def _validate(state: EloPairsState, scored, out_after: np.ndarray) -> None:
             s = order[int(np.argmax(want != got))]
             raise ValueError(f"ScoredResults.month[{s}]={scored.month[s]} does not match its day "
                              f"{scored.day[s]}")
+
+
+def _validate_pairs(state: EloPairsState, scored) -> None:
+    """The pair entries: partnerships within the state, each always the same two players."""
     part = np.asarray(scored.pair_partnership)
-    if n_e:
-        if part.min() < 0 or part.max() >= state.capacity:
-            e = int(np.argmax((part < 0) | (part >= state.capacity)))
-            raise ValueError(f"ScoredResults.pair_partnership[{e}]={part[e]} is outside the state's "
-                             f"0..{state.capacity - 1}; call grow() first")
-        pl = np.asarray(scored.pair_players)
-        if pl.min() < 0 or pl.max() >= state.n_players:
-            e = int(np.argmax(((pl < 0) | (pl >= state.n_players)).any(axis=1)))
-            raise ValueError(f"ScoredResults.pair_players[{e}]={pl[e].tolist()} names a player "
-                             f"outside 0..{state.n_players - 1}")
-        if np.any(pl[:, 0] >= pl[:, 1]):
-            e = int(np.argmax(pl[:, 0] >= pl[:, 1]))
-            raise ValueError(f"ScoredResults.pair_players[{e}]={pl[e].tolist()} must be two different "
-                             "players, lower id first")
-        # compare the two players of a pair as one int64 (fast 1-D gathers); (-1, -1) is -1
-        key = np.ascontiguousarray(pl, np.int32).view(np.int64).ravel()
-        known = state.players.view(np.int64).ravel()[part]
-        clash = (known != -1) & (known != key)
-        # the same partnership within this chunk must name the same players too
-        last = np.full(state.capacity, -1, np.int64)
-        last[part] = key
-        clash |= last[part] != key
-        if clash.any():
-            e = int(np.argmax(clash))
-            raise ValueError(f"ScoredResults.pair_partnership[{e}]={part[e]} is given to players "
-                             f"{pl[e].tolist()}, but that partnership is another pair of players")
+    if part.min() < 0 or part.max() >= state.capacity:
+        e = int(np.argmax((part < 0) | (part >= state.capacity)))
+        raise ValueError(f"ScoredResults.pair_partnership[{e}]={part[e]} is outside the state's "
+                         f"0..{state.capacity - 1}; call grow() first")
+    pl = np.asarray(scored.pair_players)
+    if pl.min() < 0 or pl.max() >= state.n_players:
+        e = int(np.argmax(((pl < 0) | (pl >= state.n_players)).any(axis=1)))
+        raise ValueError(f"ScoredResults.pair_players[{e}]={pl[e].tolist()} names a player "
+                         f"outside 0..{state.n_players - 1}")
+    if np.any(pl[:, 0] >= pl[:, 1]):
+        e = int(np.argmax(pl[:, 0] >= pl[:, 1]))
+        raise ValueError(f"ScoredResults.pair_players[{e}]={pl[e].tolist()} must be two different "
+                         "players, lower id first")
+    # compare the two players of a pair as one int64 (fast 1-D gathers); (-1, -1) is -1
+    key = np.ascontiguousarray(pl, np.int32).view(np.int64).ravel()
+    known = state.players.view(np.int64).ravel()[part]
+    clash = (known != -1) & (known != key)
+    # the same partnership within this chunk must name the same players too
+    last = np.full(state.capacity, -1, np.int64)
+    last[part] = key
+    clash |= last[part] != key
+    if clash.any():
+        e = int(np.argmax(clash))
+        raise ValueError(f"ScoredResults.pair_partnership[{e}]={part[e]} is given to players "
+                         f"{pl[e].tolist()}, but that partnership is another pair of players")
+
+
+def _validate_rows(scored) -> None:
+    """Scores of pairs ranked in a field, and the match rows of Swiss and teams entries."""
+    n_s, n_e = scored.n_sessions, scored.n_entries
+    ps = np.asarray(scored.pair_start)
+    kind = np.asarray(scored.kind)
     session_of = np.repeat(np.arange(n_s), np.diff(ps))
     is_match = _RATED_BY_MATCH[kind]
     is_team = _IS_TEAM[kind]
