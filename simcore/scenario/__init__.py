@@ -37,7 +37,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from simcore.results import EVENT_TYPES, MOVEMENT_KINDS, SCORINGS
+from simcore.movements.registry import MOVEMENTS, SEAT_ROOM
+from simcore.results import EVENT_TYPES, SCORINGS
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -138,10 +139,16 @@ class Reporting:
     late_days: int = _f(14, "mean delay of a late session in days (uniform 1 .. 2 x late_days - 1)", lo=1, hi=365)
 
 
+# A club session or an event may run any movement of the registry except the online room: the
+# room is not a scheduled session (its partners and tables are drawn afresh each round) and has
+# its own [online] table.
+SESSION_MOVEMENTS = tuple(m.name for m in MOVEMENTS if m.seating != SEAT_ROOM)
+
+
 @dataclass(frozen=True)
 class ClubSession:
     weekday: str = _f("mon", "day of the week", choices=WEEKDAYS)
-    movement: str = _f("mitchell", "movement kind", choices=MOVEMENT_KINDS[:5])
+    movement: str = _f("mitchell", "movement kind", choices=SESSION_MOVEMENTS)
     scoring: str = _f("mp", "scoring", choices=SCORINGS)
     boards: int = _f(24, "boards in the session (target)", lo=2, hi=60)
     event_type: str = _f("club", "event type (NGS weighting)", choices=EVENT_TYPES)
@@ -169,7 +176,7 @@ class Event:
     every: str = _f("month", "how often the event runs", choices=("week", "month", "quarter", "year"))
     week: int = _f(1, "which week of the period it runs in (1 = first)", lo=1, hi=52)
     weekday: str = _f("sun", "day of the week", choices=WEEKDAYS)
-    movement: str = _f("swiss_pairs", "movement kind", choices=MOVEMENT_KINDS[:5])
+    movement: str = _f("swiss_pairs", "movement kind", choices=SESSION_MOVEMENTS)
     scoring: str = _f("mp", "scoring", choices=SCORINGS)
     boards: int = _f(28, "boards", lo=2, hi=120)
     event_type: str = _f("black", "event type (NGS weighting: green events count double)",
