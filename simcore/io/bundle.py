@@ -223,32 +223,73 @@ def _map_rowwise(ids: _Ids, path: Path, cols: dict, names: tuple) -> np.ndarray:
 
 
 def read_bundle(path: str | os.PathLike) -> Results:
-    """Read and validate a results bundle folder into a ``Results``."""
+    """Read and validate a results bundle folder into a ``Results``.
+
+    Steps: players.csv (optional), sessions.csv, travellers.csv, teams.csv
+    (optional), then the cross-file checks; every error names file, line,
+    column and value before anything is returned.
+    """
     folder = Path(path)
     if not folder.is_dir():
         raise BundleError(f"results bundle {str(folder)!r} is not a folder")
+    players, member, at_start, initial = _read_players(folder / "players.csv")
+    sess = _read_sessions(folder / "sessions.csv")
+    trav = _read_travellers(folder / "travellers.csv", sess, players)
+    team_session, team_players, team_names = _read_teams(folder / "teams.csv", sess, players)
+    sc, kind = sess["cols"], sess["kind"]
+    _check_team_sessions(folder, sc, kind, trav["session"], trav["seats"], team_session, team_players,
+                         players.names)
+
+    order = trav["order"]
+    seats = trav["seats"]
+    names = players.names
+    results = Results(
+        session_names=np.array(sc["session"], object), session_day=sess["day"], session_club=sess["club"],
+        session_event=sess["event"], session_scoring=sess["scoring"],
+        session_winners=sess["winners"].astype(np.int8),
+        session_kind=kind, session_movement=np.array(sc["movement"], object),
+        session_boards=_boards_per_session(trav["session"], trav["board"], sess["S"]),
+        trav_session=trav["session"][order], trav_round=trav["round"][order], trav_board=trav["board"][order],
+        trav_table=trav["table"][order],
+        trav_ns=np.ascontiguousarray(seats[order, :2]), trav_ew=np.ascontiguousarray(seats[order, 2:]),
+        trav_ns_score=trav["score"][order], team_session=team_session, team_players=team_players,
+        team_names=team_names, player_names=np.array(names, object),
+        player_member=np.array([bool(member.get(p, True)) for p in names], bool),
+        player_at_start=np.array([bool(at_start.get(p, False)) for p in names], bool),
+        player_initial_grade=np.array([initial.get(p, np.nan) for p in names], np.float64),
+        club_names=np.array(sess["clubs"].names, object), session_scored_on=sess["scored_on"],
+        session_replaces=sess["replaces"],
+    )
+    results.check()
+    return results
+
+
+def _read_players(ppath: Path) -> tuple:
+    """players.csv (optional): ids in file order and the member / at_start / initial_grade maps."""
     players = _Ids()
     member = {}
     at_start = {}
     initial = {}
-    ppath = folder / "players.csv"
-    if ppath.exists():
-        pc, n = _read_csv(ppath, ("player",), PLAYER_COLUMNS[1:] + PLAYER_INFO_COLUMNS)
-        for i, name in enumerate(pc["player"]):
-            if name == "":
-                raise BundleError(f"{_where(ppath, i + 2, 'player')}: empty player id")
-            if name in players.index:
-                raise BundleError(f"{_where(ppath, i + 2, 'player')}: player {name!r} listed twice")
-            players.add(name)
-        if "member" in pc:
-            member = dict(zip(pc["player"], _bools(ppath, "member", pc["member"])))
-        if "at_start" in pc:
-            at_start = dict(zip(pc["player"], _bools(ppath, "at_start", pc["at_start"])))
-        if "initial_grade" in pc:
-            initial = dict(zip(pc["player"], _floats(ppath, "initial_grade", pc["initial_grade"], True)))
+    if not ppath.exists():
+        return players, member, at_start, initial
+    pc, n = _read_csv(ppath, ("player",), PLAYER_COLUMNS[1:] + PLAYER_INFO_COLUMNS)
+    for i, name in enumerate(pc["player"]):
+        if name == "":
+            raise BundleError(f"{_where(ppath, i + 2, 'player')}: empty player id")
+        if name in players.index:
+            raise BundleError(f"{_where(ppath, i + 2, 'player')}: player {name!r} listed twice")
+        players.add(name)
+    if "member" in pc:
+        member = dict(zip(pc["player"], _bools(ppath, "member", pc["member"])))
+    if "at_start" in pc:
+        at_start = dict(zip(pc["player"], _bools(ppath, "at_start", pc["at_start"])))
+    if "initial_grade" in pc:
+        initial = dict(zip(pc["player"], _floats(ppath, "initial_grade", pc["initial_grade"], True)))
+    return players, member, at_start, initial
 
-    # sessions
-    spath = folder / "sessions.csv"
+
+def _read_sessions(spath: Path) -> dict:
+    """sessions.csv: one entry per session (days since 1970-01-01, codes, replaced-session index)."""
     sc, S = _read_csv(spath, SESSION_COLUMNS, SESSION_OPTIONAL)
     if S == 0:
         raise BundleError(f"{_where(spath)}: no sessions")
@@ -296,63 +337,50 @@ def read_bundle(path: str | os.PathLike) -> Results:
                 why = "names no session in sessions.csv" if j is None else "names the session itself"
                 raise BundleError(f"{_where(spath, i + 2, 'replaces')}: {v!r} {why}")
             replaces[i] = j
+    return dict(cols=sc, S=S, index=session_index, day=day, clubs=clubs, club=club, event=event,
+                scoring=scoring, winners=winners, kind=kind, scored_on=scored_on, replaces=replaces)
 
-    # travellers
-    tpath = folder / "travellers.csv"
+
+def _read_travellers(tpath: Path, sess: dict, players: _Ids) -> dict:
+    """travellers.csv, checked; ``order`` sorts rows by (session, round, board, table)."""
     tc, T = _read_csv(tpath, TRAVELLER_COLUMNS)
-    tsess = _lookup_sessions(tpath, tc["session"], session_index)
+    tsess = _lookup_sessions(tpath, tc["session"], sess["index"])
     rnd = _ints(tpath, "round", tc["round"], lo=1)
     board = _ints(tpath, "board", tc["board"], lo=1)
     table = _ints(tpath, "table", tc["table"], lo=1)
     seats = _map_rowwise(players, tpath, tc, ("ns1", "ns2", "ew1", "ew2"))
     score = _ints(tpath, "ns_score", tc["ns_score"])
-    _check_travellers(tpath, tc, tsess, rnd, board, table, seats, S, sc["session"])
+    order = _check_travellers(tpath, tc, tsess, rnd, board, table, seats, sess["S"], sess["cols"]["session"])
+    return dict(session=tsess, round=rnd, board=board, table=table, seats=seats, score=score, order=order)
 
-    # teams
-    mpath = folder / "teams.csv"
+
+def _read_teams(mpath: Path, sess: dict, players: _Ids) -> tuple:
+    """teams.csv (optional): each team's session index, four player ids and name."""
     team_session = np.zeros(0, np.int32)
     team_players = np.zeros((0, 4), np.int32)
     team_names = np.array([], object)
-    if mpath.exists():
-        mc, M = _read_csv(mpath, TEAM_COLUMNS)
-        team_session = np.empty(M, np.int32)
-        for i, name in enumerate(mc["session"]):
-            j = session_index.get(name)
-            if j is None:
-                raise BundleError(f"{_where(mpath, i + 2, 'session')}: session {name!r} is not in sessions.csv")
-            if kind[j] not in TEAM_KINDS:
-                raise BundleError(f"{_where(mpath, i + 2, 'session')}: session {name!r} is a "
-                                  f"{sc['movement'][j]} session, not a team session")
-            team_session[i] = j
-        team_players = _map_rowwise(players, mpath, mc, tuple(f"player{k}" for k in range(1, 5)))
-        team_names = np.array(mc["team"], object)
-        seen = {}
-        for i, (s, t) in enumerate(zip(team_session, mc["team"])):
-            if (s, t) in seen:
-                raise BundleError(f"{_where(mpath, i + 2, 'team')}: team {t!r} listed twice for session "
-                                  f"{sc['session'][s]!r} (first on line {seen[(s, t)]})")
-            seen[(s, t)] = i + 2
-    _check_team_sessions(folder, sc, kind, tsess, seats, team_session, team_players, players.names)
-
-    order = np.lexsort((table, board, rnd, tsess))
-    P = len(players.names)
-    names = players.names
-    results = Results(
-        session_names=np.array(sc["session"], object), session_day=day, session_club=club,
-        session_event=event, session_scoring=scoring, session_winners=winners.astype(np.int8),
-        session_kind=kind, session_movement=np.array(sc["movement"], object),
-        session_boards=_boards_per_session(tsess, board, S),
-        trav_session=tsess[order], trav_round=rnd[order], trav_board=board[order], trav_table=table[order],
-        trav_ns=np.ascontiguousarray(seats[order, :2]), trav_ew=np.ascontiguousarray(seats[order, 2:]),
-        trav_ns_score=score[order], team_session=team_session, team_players=team_players,
-        team_names=team_names, player_names=np.array(names, object),
-        player_member=np.array([bool(member.get(p, True)) for p in names], bool),
-        player_at_start=np.array([bool(at_start.get(p, False)) for p in names], bool),
-        player_initial_grade=np.array([initial.get(p, np.nan) for p in names], np.float64),
-        club_names=np.array(clubs.names, object), session_scored_on=scored_on, session_replaces=replaces,
-    )
-    results.check()
-    return results
+    if not mpath.exists():
+        return team_session, team_players, team_names
+    sc, kind, session_index = sess["cols"], sess["kind"], sess["index"]
+    mc, M = _read_csv(mpath, TEAM_COLUMNS)
+    team_session = np.empty(M, np.int32)
+    for i, name in enumerate(mc["session"]):
+        j = session_index.get(name)
+        if j is None:
+            raise BundleError(f"{_where(mpath, i + 2, 'session')}: session {name!r} is not in sessions.csv")
+        if kind[j] not in TEAM_KINDS:
+            raise BundleError(f"{_where(mpath, i + 2, 'session')}: session {name!r} is a "
+                              f"{sc['movement'][j]} session, not a team session")
+        team_session[i] = j
+    team_players = _map_rowwise(players, mpath, mc, tuple(f"player{k}" for k in range(1, 5)))
+    team_names = np.array(mc["team"], object)
+    seen = {}
+    for i, (s, t) in enumerate(zip(team_session, mc["team"])):
+        if (s, t) in seen:
+            raise BundleError(f"{_where(mpath, i + 2, 'team')}: team {t!r} listed twice for session "
+                              f"{sc['session'][s]!r} (first on line {seen[(s, t)]})")
+        seen[(s, t)] = i + 2
+    return team_session, team_players, team_names
 
 
 def _lookup_sessions(path: Path, names: list, index: dict) -> np.ndarray:
@@ -365,12 +393,47 @@ def _lookup_sessions(path: Path, names: list, index: dict) -> np.ndarray:
     return codes.astype(np.int32)
 
 
+def _packed(*cols) -> np.ndarray | None:
+    """One int64 key per row ordering like ``np.lexsort(cols[::-1])``, or None if it could overflow.
+
+    The columns are non-negative integers (indices, rounds, boards, tables);
+    a stable argsort of one key is several times faster than a lexsort of many.
+    """
+    key = np.zeros(len(cols[0]), np.int64)
+    span = 1
+    for c in cols:
+        radix = int(c.max()) + 1 if len(c) else 1
+        span *= radix
+        if span >= 2**62:
+            return None
+        key = key * radix + c
+    return key
+
+
+def _sort_rows(*cols) -> np.ndarray:
+    """Row order by ``cols`` (first column most significant), ties in file order."""
+    key = _packed(*cols)
+    if key is None:
+        return np.lexsort((np.arange(len(cols[0])),) + cols[::-1])
+    return np.argsort(key, kind="stable")
+
+
 def _boards_per_session(tsess, board, S) -> np.ndarray:
-    pairs = np.unique(np.stack([tsess.astype(np.int64), board.astype(np.int64)], axis=1), axis=0)
-    return np.bincount(pairs[:, 0], minlength=S).astype(np.int32) if len(pairs) else np.zeros(S, np.int32)
+    key = _packed(tsess, board)
+    if key is None:
+        pairs = np.unique(np.stack([tsess.astype(np.int64), board.astype(np.int64)], axis=1), axis=0)
+        sessions = pairs[:, 0]
+    else:
+        sessions = np.unique(key) // (int(board.max()) + 1)
+    return np.bincount(sessions, minlength=S).astype(np.int32) if len(sessions) else np.zeros(S, np.int32)
 
 
-def _check_travellers(path, tc, tsess, rnd, board, table, seats, S, session_names) -> None:
+def _check_travellers(path, tc, tsess, rnd, board, table, seats, S, session_names) -> np.ndarray:
+    """Check travellers across rows; returns the row order by (session, round, board, table).
+
+    Whole-column numpy checks; the first bad row (in the order the old
+    row-by-row messages used) is located only once a check has failed.
+    """
     T = len(tsess)
     # a player seated twice at one table
     srt = np.sort(seats, axis=1)
@@ -381,7 +444,7 @@ def _check_travellers(path, tc, tsess, rnd, board, table, seats, S, session_name
         dup = next(p for p in row if row.count(p) > 1)
         raise BundleError(f"{_where(path, i + 2)}: player {dup!r} is seated twice at one table ({', '.join(row)})")
     # duplicate traveller: equal neighbours in (session, round, board, table) order
-    order = np.lexsort((np.arange(T), table, board, rnd, tsess))
+    order = _sort_rows(tsess, rnd, board, table)
     same = ((tsess[order][1:] == tsess[order][:-1]) & (rnd[order][1:] == rnd[order][:-1])
             & (board[order][1:] == board[order][:-1]) & (table[order][1:] == table[order][:-1]))
     if same.any():
@@ -391,35 +454,39 @@ def _check_travellers(path, tc, tsess, rnd, board, table, seats, S, session_name
                           f"{session_names[tsess[a]]!r}, round {rnd[a]}, board {board[a]}, "
                           f"table {table[a]}) already on line {a + 2}")
     # one player at two tables in the same round of a session
-    player = seats.ravel().astype(np.int64)
+    player = seats.ravel()
     where = np.repeat(np.arange(T), 4)
-    k2 = np.stack([tsess[where], rnd[where], player], axis=1).astype(np.int64)
-    ordr = np.lexsort((table[where], k2[:, 2], k2[:, 1], k2[:, 0]))
-    ks, tb = k2[ordr], table[where][ordr]
-    clash = np.flatnonzero((ks[1:] == ks[:-1]).all(axis=1) & (tb[1:] != tb[:-1]))
+    ts, tr, tt = tsess[where], rnd[where], table[where]
+    ordr = _sort_rows(ts, tr, player, tt)
+    ks = (ts[ordr], tr[ordr], player[ordr])
+    tb = tt[ordr]
+    clash = np.flatnonzero((ks[0][1:] == ks[0][:-1]) & (ks[1][1:] == ks[1][:-1]) & (ks[2][1:] == ks[2][:-1])
+                           & (tb[1:] != tb[:-1]))
     if len(clash):
         a, b = where[ordr[clash[0]]], where[ordr[clash[0] + 1]]
-        name = _player_name(tc, a, int(ks[clash[0], 2]), seats)
+        name = _player_name(tc, a, int(ks[2][clash[0]]), seats)
         raise BundleError(f"{_where(path, int(max(a, b)) + 2)}: player {name!r} sits at tables "
                           f"{table[a]} and {table[b]} in round {rnd[a]} of session "
                           f"{session_names[tsess[a]]!r} (line {int(min(a, b)) + 2})")
     # a board with one result
-    order = np.lexsort((np.arange(T), board, tsess))
-    sb = tsess[order].astype(np.int64) << 32 | board[order].astype(np.int64)
+    sb = tsess.astype(np.int64) << 32 | board.astype(np.int64)
+    bo = np.argsort(sb, kind="stable")
+    sb = sb[bo]
     starts = np.flatnonzero(np.r_[True, sb[1:] != sb[:-1]])
     counts = np.diff(np.r_[starts, T])
-    single = order[starts[counts == 1]]
+    single = bo[starts[counts == 1]]
     if len(single):
         i = int(single.min())
         raise BundleError(f"{_where(path, i + 2, 'board')}: board {board[i]} of session "
                           f"{session_names[tsess[i]]!r} has only one result; a board needs at least two "
                           f"to be scored")
     # every session has travellers
-    empty = np.setdiff1d(np.arange(S), np.unique(tsess))
+    empty = np.flatnonzero(np.bincount(tsess, minlength=S) == 0)
     if len(empty):
         s = int(empty[0])
         raise BundleError(f"sessions.csv line {s + 2}: session {session_names[s]!r} has no travellers "
                           f"in travellers.csv")
+    return order
 
 
 def _player_name(tc, row, pid, seats) -> str:
