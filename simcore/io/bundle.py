@@ -103,8 +103,9 @@ def _read_csv(path: Path, required: tuple, optional: tuple = ()) -> tuple[dict, 
         i = int(np.argmax(short))
         raise BundleError(f"{_where(path, i + 2)}: empty line or too few fields, expected {len(header)} "
                           f"({','.join(header)})")
-    cols = {c: np.strings.strip(frame[c].to_numpy(dtype=str)).tolist() if len(frame) else []
-            for c in header}
+    # str.strip over a list is several times faster than a fixed-width numpy
+    # string array round trip, and keeps every character but edge whitespace
+    cols = {c: [v.strip() for v in frame[c].tolist()] for c in header}
     return cols, len(frame)
 
 
