@@ -345,7 +345,7 @@ def _one():
     ("pair_players", np.array([[0, 19], [2, 3]], np.int32), r"pair_players\[0\]=\[0, 19\]"),
     ("kind", np.array([9], np.int8), r"kind\[0\]=9"),
     ("month", np.array([1], np.int32), r"month\[0\]=1"),
-    ("order", np.array([1], np.int32), "order is not a permutation"),
+    ("order", np.array([1], np.int32), r"order must list distinct session ids in 0..0 .*got \[1\]"),
 ])
 def test_bad_input_names_the_field_and_value(field, value, message):
     scheme = elo.EloPairsScheme()

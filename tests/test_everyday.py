@@ -96,7 +96,7 @@ def test_scenarios_all_prints_every_key_and_loads_back(name, capsys, tmp_path):
     # every key, defaults too
     assert len(data["players"]) == len(dataclasses.fields(Players)) == 18
     assert len(data["online"]) == len(dataclasses.fields(Online)) == 10
-    assert len(data["reporting"]) == len(dataclasses.fields(Reporting)) == 2
+    assert len(data["reporting"]) == len(dataclasses.fields(Reporting)) == 4
     if data.get("clubs"):
         assert len(data["clubs"][0]["sessions"][0]) == 7
     for line in text.splitlines():

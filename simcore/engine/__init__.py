@@ -267,7 +267,7 @@ class Engine:
             out = None  # nobody reads the post-session grades: the scheme may skip them
         else:
             out = np.full((chunk.scored.n_entries, 2), np.nan)
-        v.scheme.apply(state, chunk.scored, out)
+        v.scheme.apply(state, v.scheme.for_grading(chunk.scored), out)  # a corrected session counted once
         return (("sessions", out) if tracing else None), stats
 
     def _grade_chunk(self, rep: _Replicate, v: Variant, chunk: Chunk, day: int):
@@ -422,7 +422,9 @@ class Engine:
             team_players=cat("team_players").reshape(-1, 4), team_names=cat("team_names"),
             player_names=rep.player_names, player_member=rep.players.member,
             player_at_start=rep.players.at_start, player_initial_grade=rep.players.initial_grade,
-            club_names=parts[0].club_names, session_scored_on=cat("session_scored_on"))
+            club_names=parts[0].club_names, session_scored_on=cat("session_scored_on"),
+            session_replaces=np.concatenate([np.where(p.session_replaces >= 0, p.session_replaces + o, -1)
+                                             for p, o in zip(parts, offs)]).astype(np.int32))
         write_bundle(res, self.bundle_dir)
         if rep.card_records:
             recs = rep.card_records

@@ -73,6 +73,7 @@ def grade_results(results, scored, scheme, label: str = "the results"):
     scheme = as_scheme(scheme)
     state = scheme.new_state(PlayerTable.from_results(results), _n_partnerships(scored))
     out = np.full((len(scored.pair_players), 2), np.nan)
+    scored = scheme.for_grading(scored)  # a corrected session counted once (the scheme's ``corrections``)
     scheme.apply(state, scored, out)
     entry, seat, session = [], [], []
     for s in np.asarray(scored.order):

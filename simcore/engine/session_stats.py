@@ -45,8 +45,10 @@ def fr18_chunk(results, scored, grade_before: np.ndarray, true_pair=None, min_ta
     """
     out = dict.fromkeys(FR18_KEYS, 0.0)
     sc = scored
+    replaced = np.zeros(sc.n_sessions, bool)  # a corrected session counts once, with its true results
+    replaced[sc.replaces[sc.replaces >= 0]] = True
     for s in range(sc.n_sessions):
-        if sc.scoring[s] != 0:
+        if sc.scoring[s] != 0 or replaced[s]:
             continue
         t0, t1 = sc.trav_start[s], sc.trav_start[s + 1]
         boards = results.trav_board[t0:t1]

@@ -137,6 +137,11 @@ class Reporting:
                            "by default).  A late session is processed at the latest at the end of its "
                            "snapshot period (the engine grades period by period)", lo=0, hi=1)
     late_days: int = _f(14, "mean delay of a late session in days (uniform 1 .. 2 x late_days - 1)", lo=1, hi=365)
+    corrected_share: float = _f(0.0, "share of sessions first published with a scoring error (one traveller's NS "
+                                "score entered with the wrong sign) and corrected later by a session that replaces "
+                                "it (no published rate, so off by default).  Like a late session, the correction "
+                                "is processed at the latest at the end of its snapshot period", lo=0, hi=1)
+    corrected_days: int = _f(7, "days from a session's first publication to its correction", lo=1, hi=365)
 
 
 # A club session or an event may run any movement of the registry except the online room: the

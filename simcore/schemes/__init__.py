@@ -105,6 +105,12 @@ class Scheme(Protocol):
     scheme as published; ``()``: none)."""
     graded_sessions: str
     """What the scheme grades, for the message when a replay grades nothing."""
+    corrections: str
+    """What the scheme does with a corrected session (``ScoredResults.replaces``), one of
+    ``CORRECTIONS``: ``"replace"`` (the scheme removes the original itself, as NGS),
+    ``"first"`` (the first publication stands; a correction is ignored) or ``"last"`` (the
+    original is ignored and the correction graded in its place).  The engine and replays pass
+    ``for_grading(scored)``, so no scheme counts a session twice."""
 
     def new_state(self, players: PlayerTable, n_partnerships: int) -> Any:
         """Fresh state for P players (and room for partnership ids)."""
@@ -149,6 +155,7 @@ class SchemeBase:
     partnership_switch: dict[str, Any] | None = None
     default_variants: tuple[dict[str, Any], ...] = ({},)
     graded_sessions = "check the bundle's sessions"
+    corrections = "first"
 
     @property
     def name(self) -> str:
@@ -165,8 +172,33 @@ class SchemeBase:
     def revise(self, state, days) -> np.ndarray | None:
         return None
 
+    def for_grading(self, scored):
+        """``scored`` with ``order`` left without the sessions ``corrections`` says to ignore:
+        corrections (``"first"``) or the sessions they replace (``"last"``); unchanged for
+        ``"replace"`` or when nothing is corrected."""
+        return graded_view(scored, self.corrections)
+
     def partnership_grades(self, state, day: int) -> dict[str, np.ndarray]:
         raise ValueError(f"{self.name} has no partnership-level grades")
+
+
+CORRECTIONS = ("replace", "first", "last")
+
+
+def graded_view(scored, corrections: str):
+    """See ``SchemeBase.for_grading``."""
+    if corrections not in CORRECTIONS:
+        raise ValueError(f"corrections={corrections!r}; choose from {', '.join(CORRECTIONS)}")
+    rep = np.asarray(scored.replaces)
+    if corrections == "replace" or not (rep >= 0).any():
+        return scored
+    order = np.asarray(scored.order)
+    if corrections == "first":
+        drop = rep >= 0
+    else:
+        drop = np.zeros(len(rep), bool)
+        drop[rep[rep >= 0]] = True
+    return dataclasses.replace(scored, order=order[~drop[order]].astype(order.dtype))
 
 
 def scheme_names() -> list[str]:

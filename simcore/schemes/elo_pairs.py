@@ -109,6 +109,10 @@ Choices where seed 004 is loose (each a parameter where it is a number)
       in ``simcore.probes.elo_k``.
 
 ``python -m simcore.bench.synthetic elo-pairs`` prints the throughput.
+
+Corrected sessions: Curley's article describes no corrections, so the first publication
+stands and a correction (``ScoredResults.replaces``) is ignored (``corrections = "first"``):
+no session is rated twice.
 """
 
 from __future__ import annotations
@@ -607,6 +611,7 @@ def fit_individual(pair_a, pair_b, r, w, n_players, ridge, lower, tol=1e-9, max_
 
 class EloPairsScheme(SchemeBase):
     """The Elo pairs scheme (``Scheme`` protocol); see the module docstring."""
+    corrections = "first"
 
     partnership_switch = {}  # ratings belong to partnerships: always there
 
@@ -742,8 +747,9 @@ def _validate_sessions(state: EloPairsState, scored) -> None:
     """The sessions: their order, pair offsets, movement kinds, and days and months in date order."""
     n_s, n_e = scored.n_sessions, scored.n_entries
     order = np.asarray(scored.order)
-    if not np.array_equal(np.sort(order), np.arange(n_s)):
-        raise ValueError("ScoredResults.order is not a permutation of the sessions")
+    if len(order) and (order.min() < 0 or order.max() >= n_s or len(np.unique(order)) != len(order)):
+        raise ValueError(f"ScoredResults.order must list distinct session ids in 0..{n_s - 1} (all, or those "
+                         f"graded), got {order.tolist()[:10]}")
     ps = np.asarray(scored.pair_start)
     if len(ps) != n_s + 1 or ps[0] != 0 or ps[-1] != n_e or np.any(np.diff(ps) < 0):
         raise ValueError(f"ScoredResults.pair_start (length {len(ps)}, from {ps[:1].tolist()} to "

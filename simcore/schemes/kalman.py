@@ -34,10 +34,13 @@ state per player).  Beliefs start at N(prior_mean or newcomer_mean, prior_sd²),
 or at an explicit initial grade.  Every player is filtered (guests too, so a field
 with guests is measured); grades are published for members only.  Like NGS,
 the online room is not graded.  First beliefs follow NGS's rule: the start
-grade (50) for players already playing, the newcomer grade (42) for others.  A corrected session (``replaces``) is graded
-as new results: a filter cannot forget the session it replaces.
+grade (50) for players already playing, the newcomer grade (42) for others.
 
 Cost: O(1) per player-session plus SOpp (O(n) a pair, as NGS).
+
+Corrected sessions: a filter cannot forget the session a correction replaces, so the first
+publication stands and the correction (``ScoredResults.replaces``) is ignored
+(``corrections = "first"``): no session is filtered twice.
 """
 
 from __future__ import annotations
@@ -175,6 +178,7 @@ def _apply_kernel(sessions, entries, belief, pr, weights, tmp, out_after):
 
 class KalmanScheme(SchemeBase):
     """The kalman scheme (``Scheme`` protocol)."""
+    corrections = "first"
 
     default_variants = ()  # a study scheme: run it by name (simcore run --schemes kalman)
 

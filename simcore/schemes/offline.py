@@ -43,6 +43,10 @@ entry, 3 non-zeros; Swiss 2 + 2·matches) and player-periods; each snapshot
 costs O(iterations × non-zeros so far), so a run of T snapshots costs
 O(T × iterations × player-sessions) — quadratic in the length of the run,
 against the engine's linear cost.
+
+Corrected sessions: offline re-solves from all the results it holds, so a corrected
+session's original is dropped and the correction (``ScoredResults.replaces``) used in
+its place (``corrections = "last"``): no session is counted twice.
 """
 
 from __future__ import annotations
@@ -126,6 +130,7 @@ class OfflineState:
 
 class OfflineScheme(SchemeBase):
     """The offline whole-history scheme (``Scheme`` protocol)."""
+    corrections = "last"
 
     default_variants = ()  # a study scheme (a whole-history fit): run it by name
     optional_out_after = True  # the engine passes out_after=None unless it traces: no solve per chunk
@@ -361,8 +366,9 @@ def _kept_entries(sc) -> _Kept:
     keep = (kind != KIND_ONLINE) & (n_ranked >= 1)
     is_match = np.isin(kind, MATCH_KINDS)
     keep &= ~is_match | (np.diff(sc.match_start) > 0)
-    rank = np.empty(S, np.int64)
-    rank[np.asarray(sc.order)] = np.arange(S)
+    rank = np.full(S, -1, np.int64)  # a session left out of ``order`` (a corrected original) is not graded
+    rank[np.asarray(sc.order)] = np.arange(len(sc.order))
+    keep &= rank[sess] >= 0
     ent = np.flatnonzero(keep)
     ent = ent[np.argsort(rank[sess[ent]], kind="stable")]  # processing order
     return _Kept(sess, n_ranked, is_match, keep, ent)

@@ -27,6 +27,10 @@ fitted by least squares of true strength on rating over the graded players
 of a training run (``default``, seed 1: 2 years for openskill and
 trueskill, half a year for the slow whole-history ttt and whr;
 ``peers.fit_map``); the defaults below are that fit.
+
+Corrected sessions: the libraries have no way to withdraw a match, so the first
+publication stands and a correction (``ScoredResults.replaces``) is ignored
+(``corrections = "first"``): no session is rated twice.
 """
 
 from __future__ import annotations
@@ -101,6 +105,7 @@ class PeerState:
 
 class _Peer(SchemeBase):
     """Common plumbing: the Scheme protocol around a library; subclasses rate groups."""
+    corrections = "first"
 
     default_variants = ()  # comparisons only, and they need the optional extra simcore[peers]
     package = ""

@@ -36,6 +36,10 @@ update for one player against fixed table-mates.
 
 ``python -m simcore.bench.synthetic ppi`` prints the rating throughput in ns per
 player-board.
+
+Corrected sessions: BCL's description of PPI (seed) has no corrections, so the first
+publication stands and a correction (``ScoredResults.replaces``) is ignored
+(``corrections = "first"``): its boards are never applied twice.
 """
 
 from __future__ import annotations
@@ -308,6 +312,7 @@ def _rate_sessions(order, month, scoring, pair_start, trav_start, trav_ns_entry,
 
 class PPIScheme(SchemeBase):
     """The PPI scheme (implements ``simcore.schemes.Scheme``)."""
+    corrections = "first"
 
     snapshot_extras = {"shown": ("no", "yes"), "active": ("no", "yes"), "band": BANDS}
     graded_sessions = "PPI rates match-pointed (mp) sessions only"

@@ -28,6 +28,7 @@ import numpy as np
 from simcore.movements.registry import SEAT_ROOM, kind_flags
 from simcore.movements.seating import seat_session
 from simcore.results import CardPlay, Results, ScoredResults
+from simcore.rng import child_key
 from simcore.scoring import score_results
 from simcore.simulate.play import (CardTotals, Deals, Entries, PlayModel, Rows, Sessions, SwissSessions, Travellers,
                                    play_sessions, play_swiss_sessions)
@@ -53,7 +54,8 @@ class Chunk:
 
     @property
     def n_sessions(self) -> int:
-        return self.results.n_sessions
+        """Sessions played in the chunk (a correction republishes one: not counted)."""
+        return int((self.results.session_replaces < 0).sum())
 
 
 @dataclass
@@ -113,9 +115,13 @@ def simulate_chunk(world, first_week: int, stop_week: int, setup: PassA, *, firs
     session_index = first_session + np.arange(plan.n_sessions, dtype=np.int64)
     results, card_totals = play_plan(plan, strength, week_of, session_index, setup, players, player_names,
                                      w.venue_names())
+    results = publish_corrections(results, plan, session_index, setup.key)
     scored = score_results(results, partnerships=partnerships)
-    # boards played per player: each pair entry's boards, for both its players (E entries, not 4T seats)
-    played = np.bincount(scored.pair_players.ravel(), weights=np.repeat(scored.pair_boards, 2),
+    # boards played per player: each pair entry's boards, for both its players (E entries, not 4T seats);
+    # a correction republishes boards already counted with its first publication
+    first = np.repeat(results.session_replaces < 0, np.diff(scored.pair_start))
+    first_trav = (results.session_replaces < 0)[results.trav_session]
+    played = np.bincount(scored.pair_players[first].ravel(), weights=np.repeat(scored.pair_boards[first], 2),
                          minlength=w.n_players).astype(np.int64)
     card = None
     if setup.card_play:
@@ -125,8 +131,70 @@ def simulate_chunk(world, first_week: int, stop_week: int, setup: PassA, *, firs
                         card_totals.imps[who].astype(np.float64))
     t0 = strength[0]
     true_pair = 0.5 * (t0[scored.pair_players[:, 0]] + t0[scored.pair_players[:, 1]])
-    return Chunk(results, scored, card, len(partnerships), 4 * results.n_travellers, played,
+    return Chunk(results, scored, card, len(partnerships), 4 * int(first_trav.sum()), played,
                  w.start_day + 7 * first_week, true_pair)
+
+
+_MISENTRY_STREAM = 0x5C0E  # child-key label of a first publication's scoring error
+
+
+def publish_corrections(results: Results, plan, session_index, key) -> Results:
+    """Sessions with ``plan.corrected_on`` >= 0 published twice: first with a scoring error, then corrected.
+
+    The first publication keeps the session's id and day of play, with one
+    traveller's NS score entered with the wrong sign (a direction mix-up, the
+    traveller drawn from the session's keyed stream ``child_key(key,
+    _MISENTRY_STREAM, session index)`` among those with a non-zero score, so
+    the draw does not depend on threads or chunking).  The correction, the
+    true results, is appended as a new session (name ``S<i>c``) on the same
+    day, reaching the schemes on ``corrected_on``, with ``session_replaces``
+    naming the first publication.  A session whose every score is 0 cannot be
+    mis-entered this way and is published once.  No corrections: ``results``
+    unchanged (the same object).
+    """
+    corrected_on = getattr(plan, "corrected_on", None)
+    if corrected_on is None or not (corrected_on >= 0).any():
+        return results
+    r = results
+    S = r.n_sessions
+    bounds = r.session_trav_bounds()
+    wrong = r.trav_ns_score.copy()
+    fixed = []
+    for s in np.flatnonzero(corrected_on >= 0):
+        t = bounds[s] + np.flatnonzero(r.trav_ns_score[bounds[s]:bounds[s + 1]] != 0)
+        if not len(t):
+            continue
+        g = np.random.default_rng(int(child_key(key, _MISENTRY_STREAM, int(session_index[s]))))
+        wrong[t[g.integers(len(t))]] *= -1
+        fixed.append(s)
+    if not fixed:
+        return results
+    fixed = np.array(fixed, np.int64)
+    K = len(fixed)
+    take = np.concatenate([np.arange(bounds[s], bounds[s + 1]) for s in fixed])
+    new_id = S + np.arange(K, dtype=np.int32)
+    new_trav_session = np.repeat(new_id, bounds[fixed + 1] - bounds[fixed]).astype(np.int32)
+    tm = np.isin(r.team_session, fixed)
+    remap = np.full(S, -1, np.int32)
+    remap[fixed] = new_id
+    cat = np.concatenate
+    sess = lambda a: cat([a, a[fixed]])  # noqa: E731
+    trav = lambda a: cat([a, a[take]])  # noqa: E731
+    return Results(
+        session_names=cat([r.session_names, np.array([f"{n}c" for n in r.session_names[fixed]], object)]),
+        session_day=sess(r.session_day), session_club=sess(r.session_club), session_event=sess(r.session_event),
+        session_scoring=sess(r.session_scoring), session_winners=sess(r.session_winners),
+        session_kind=sess(r.session_kind), session_movement=sess(r.session_movement),
+        session_boards=sess(r.session_boards), trav_session=cat([r.trav_session, new_trav_session]),
+        trav_round=trav(r.trav_round), trav_board=trav(r.trav_board), trav_table=trav(r.trav_table),
+        trav_ns=trav(r.trav_ns), trav_ew=trav(r.trav_ew), trav_ns_score=cat([wrong, r.trav_ns_score[take]]),
+        team_session=cat([r.team_session, remap[r.team_session[tm]]]).astype(np.int32),
+        team_players=cat([r.team_players, r.team_players[tm]]).reshape(-1, 4),
+        team_names=cat([r.team_names, np.array([f"{n}c" for n in r.team_names[tm]], object)]),
+        player_names=r.player_names, player_member=r.player_member, player_at_start=r.player_at_start,
+        player_initial_grade=r.player_initial_grade, club_names=r.club_names,
+        session_scored_on=cat([r.session_scored_on, corrected_on[fixed]]).astype(np.int32),
+        session_replaces=cat([r.session_replaces, fixed]).astype(np.int32))
 
 
 def play_plan(plan, strength, week_of, session_index, setup: PassA, players, player_names, venue_names):

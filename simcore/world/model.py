@@ -135,6 +135,8 @@ class SessionPlan:
         boards    int32  target boards (online: boards per tourney)
         boards_per_round int32  online room only (0 elsewhere)
         scored_on int32  day the results reach the grading schemes (the day of play unless late)
+        corrected_on int32  day a corrected publication of the session reaches the schemes, -1 none
+                         (the first publication then carries a scoring error)
         entry_start int64 (S+1)  session s owns entries [entry_start[s], entry_start[s+1])
     Entries (E):
         a, b      int32  the two players; b = −1 for an online individual
@@ -158,6 +160,7 @@ class SessionPlan:
     bonus: np.ndarray
     team: np.ndarray
     scored_on: np.ndarray
+    corrected_on: np.ndarray | None = None
 
     @property
     def n_sessions(self) -> int:

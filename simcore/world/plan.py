@@ -34,6 +34,7 @@ from simcore.world.population import active_on, strength_on
 
 
 _LATE_STREAM = 0x1A7E  # child-key label of the late-scoring draws
+_CORRECTED_STREAM = 0xC0EE  # child-key label of the corrected-session draws
 
 
 class WeekPlayers(NamedTuple):
@@ -396,7 +397,27 @@ def plan_sessions(world: World, first_week: int, last_week: int) -> SessionPlan:
         parts.append((slots, *(x[:n] for x in out)))
     plan = _assemble(parts)
     plan.scored_on = _scored_on(w, plan)
+    plan.corrected_on = _corrected_on(w, plan)
     return plan
+
+
+def _corrected_on(w: World, plan: SessionPlan) -> np.ndarray:
+    """Day a ``reporting.corrected_share`` of sessions are republished corrected (-1: never).
+
+    The correction follows the first publication (``scored_on``) by
+    ``corrected_days``.  One keyed stream per week, as ``_scored_on``.
+    """
+    rp = w.scenario.reporting
+    out = np.full(plan.n_sessions, -1, np.int32)
+    if rp.corrected_share <= 0 or not plan.n_sessions:
+        return out
+    week = (plan.day - w.start_day) // 7
+    for wk in np.unique(week):
+        idx = np.flatnonzero(week == wk)
+        g = np.random.default_rng(int(child_key(w.key, _CORRECTED_STREAM, int(wk))))
+        hit = g.random(len(idx)) < rp.corrected_share
+        out[idx[hit]] = plan.scored_on[idx[hit]] + rp.corrected_days
+    return out
 
 
 def _scored_on(w: World, plan: SessionPlan) -> np.ndarray:
@@ -446,4 +467,5 @@ def _assemble(parts) -> SessionPlan:
                        boards=cat(cols["boards"], np.int32), boards_per_round=cat(cols["bpr"], np.int32),
                        entry_start=entry_start, a=cat(ents["a"], np.int32), b=cat(ents["b"], np.int32),
                        ptype=cat(ents["ptype"], np.int8), bonus=cat(ents["bonus"], np.float64),
-                       team=cat(ents["team"], np.int32), scored_on=cat(cols["day"], np.int32))
+                       team=cat(ents["team"], np.int32), scored_on=cat(cols["day"], np.int32),
+                       corrected_on=np.full(n_sessions, -1, np.int32))
