@@ -191,7 +191,7 @@ def test_fr18_direct_pair_grading_error_is_the_variance_of_grade_minus_truth():
     scored = NS(n_sessions=1, scoring=np.zeros(1, np.int8), trav_start=np.array([0, boards * n_tables]),
                 trav_ns_mp=rng.uniform(0, 100, boards * n_tables), pair_start=np.array([0, n_pairs]),
                 pair_players=players, pair_score=rng.normal(50, 8, n_pairs), pair_group=np.zeros(n_pairs, int),
-                pair_boards=np.full(n_pairs, boards))
+                pair_boards=np.full(n_pairs, boards), replaces=np.full(1, -1, np.int32))
     out = session_stats.fr18_chunk(results, scored, grade_before, true_pair)
     gpair = 0.5 * (grade_before[players[:, 0]] + grade_before[players[:, 1]])
     assert out["sessions"] == 1
