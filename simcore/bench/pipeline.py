@@ -1,30 +1,11 @@
-"""Pipeline throughput on a fixed mid-size workload.
+"""Whole-pipeline timings behind ``simcore bench`` (the command, its options and JSON keys: ``simcore.cli.bench``).
 
-  simcore bench [--threads N] [--repeats K] [--json]
-
-The workload is the whole pipeline — world planning, movements, the bridge
-score model, scoring and the schemes — on the built-in ``default``
-scenario (about 1 300 players), 2 replicates of 2 simulated years, graded
-under every scheme's default variants (``schemes.default_schemes``; today
-ngs, ppi, elo-pairs and imps-lost).  Kernels are compiled (or loaded
-from numba's cache) by a short warm-up run first, so the figures exclude
-compilation.  The median of ``--repeats`` timed runs is reported.
-
-The plain-Python reference is the same code with numba switched off
-(``NUMBA_DISABLE_JIT=1``, in a subprocess): every kernel runs as the Python
-it is written in, on a small slice of the same workload (1 replicate, 6
-weeks, 1 thread).  ``ratio_vs_python`` compares the two per player-board,
-measured in the same run.
-
-JSON keys: ``player_boards_per_s``, ``ns_per_player_board`` (wall time per
-player-board with ``threads`` threads), ``threads``, ``schemes``,
-``player_boards``, ``wall_seconds``, ``python_ns_per_player_board``,
-``python_player_boards``, ``ratio_vs_python``; with ``--scaling`` also
-``ns_per_player_board_1_thread`` and ``speedup`` (1 thread / ``threads``);
-with ``--linearity`` a list ``linearity`` of runs of 1, 2 and 4 years, 1, 2
-and 4 replicates and the national scenario, each with ``player_boards``,
-``wall_seconds`` and ``ns_per_player_board`` — the cost per player-board
-stays flat if the cost is linear in players x years x replicates.
+``time_pipeline`` times the whole pipeline — world planning, movements, the
+bridge score model, scoring and every scheme's default variants — on
+``WORKLOAD`` (the ``default`` county, 2 replicates of 2 years) after a
+warm-up run, so compilation is excluded; ``time_python`` times the same code
+with ``NUMBA_DISABLE_JIT=1`` on a small slice in a subprocess; ``linearity``
+times runs of 1-4 years, 1-4 replicates and the national scenario.
 """
 
 from __future__ import annotations
