@@ -14,8 +14,8 @@ import numpy as np
 
 from simcore import rng
 from simcore._jit import kernel
-from simcore.bridge.model import (BridgeModelParams, DealPool, _keys, _strengths, _vulnerability,
-                                  build_pool, deal_board, draw_ns_score, field_sigma)
+from simcore.bridge.model import (BridgeModelParams, DealPool, _vulnerability, deal_board, draw_ns_score,
+                                  tables_setup)
 from simcore.rng import seed_stream
 from simcore.scoring import board_matchpoints
 
@@ -99,17 +99,10 @@ def simulate_mitchell_session(params: BridgeModelParams, tables: int = 8, boards
                             ("session", session, 0)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
             raise ValueError(f"simulate_mitchell_session: {name}={value!r} must be an integer >= {lo}")
-    ns = _strengths("ns_strength", ns_strength, tables)
-    ew = _strengths("ew_strength", ew_strength, tables)
-    if field_strength is None:
-        field_strength = 0.5 * (ns.mean() + ew.mean())
-    pool_key, draw_key = _keys(seed)
-    if pool is None:
-        pool = build_pool(params, pool_key)
+    ns, ew, pool, draw_key, sigma = tables_setup(params, ns_strength, ew_strength, tables, seed, field_strength, pool)
     nb = tables * boards_per_round
     codes = np.empty(nb, np.int32)
     _deal_session(pool.n_deals, rng.child_key(draw_key, session), codes)
-    sigma = field_sigma(float(field_strength), params.sigma_slope, params.sigma_floor)
     scores = np.empty((nb, tables), np.int32)
     ew_pair = np.empty((nb, tables), np.int32)
     pct = np.empty(2 * tables, np.float64)

@@ -846,6 +846,24 @@ def _strengths(name, value, n):
     return arr
 
 
+def tables_setup(params: BridgeModelParams, ns_strength, ew_strength, n: int, seed: int,
+                 field_strength: float | None, pool: DealPool | None):
+    """(ns, ew, pool, draw key, sigma) for n tables of a run seeded with ``seed``.
+
+    Strengths (grade points; scalars broadcast) checked as ``_strengths``;
+    the field defaults to the mean of all pairs; the pool is built from the
+    seed's pool key unless given; sigma is the field's noise scale.
+    """
+    ns = _strengths("ns_strength", ns_strength, n)
+    ew = _strengths("ew_strength", ew_strength, n)
+    if field_strength is None:
+        field_strength = 0.5 * (ns.mean() + ew.mean())
+    pool_key, draw_key = _keys(seed)
+    if pool is None:
+        pool = build_pool(params, pool_key)
+    return ns, ew, pool, draw_key, field_sigma(float(field_strength), params.sigma_slope, params.sigma_floor)
+
+
 def simulate_boards(params: BridgeModelParams, ns_strength, ew_strength, n_boards: int, seed: int = 0,
                     field_strength: float | None = None, pool: DealPool | None = None) -> np.ndarray:
     """NS scores (bridge points, int32[n_boards, n]) of ``n_boards`` boards each played at n tables.
@@ -859,14 +877,7 @@ def simulate_boards(params: BridgeModelParams, ns_strength, ew_strength, n_board
     if isinstance(n_boards, bool) or not isinstance(n_boards, (int, np.integer)) or n_boards < 1:
         raise ValueError(f"simulate_boards: n_boards={n_boards!r} must be a positive integer")
     n = max(np.size(ns_strength), np.size(ew_strength))
-    ns = _strengths("ns_strength", ns_strength, n)
-    ew = _strengths("ew_strength", ew_strength, n)
-    if field_strength is None:
-        field_strength = 0.5 * (ns.mean() + ew.mean())
-    pool_key, draw_key = _keys(seed)
-    if pool is None:
-        pool = build_pool(params, pool_key)
-    sigma = field_sigma(float(field_strength), params.sigma_slope, params.sigma_floor)
+    ns, ew, pool, draw_key, sigma = tables_setup(params, ns_strength, ew_strength, n, seed, field_strength, pool)
     out = np.empty((n_boards, n), np.int32)
     _play_boards(pool.scores, pool.thresholds, pool.n_deals, ns, ew, params.alpha, sigma, draw_key, out)
     return out
