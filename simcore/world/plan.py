@@ -111,7 +111,7 @@ def _poisson(state, mean):
     return k
 
 
-@kernel
+@kernel(refcount=False)  # called per session drawn: no incref/decref of ~30 arrays a call
 def _choose_slot(state, p, pl, ven, rules):
     """A session slot for one of player p's sessions this week (−1 if none)."""
     if pl.online[p]:
@@ -141,7 +141,7 @@ def _choose_slot(state, p, pl, ven, rules):
     return first[s2] + min(int((x - n_home) / rules.second_weight), n_second - 1)
 
 
-@kernel
+@kernel(refcount=False)  # called per record: see _choose_slot
 def _put(rec, n, slot, a, b, ptype, bonus):
     """Append one record; returns the new count, or −1 if the buffer is full."""
     if n >= rec.slot.shape[0]:
