@@ -360,3 +360,24 @@ def test_every_board_with_an_artificial_table_is_factored_up_to_the_full_field(t
     factored up to a top of 4 (Neuberg's N = 3), not scored as a two-table field."""
     test_percentages_equal_a_plain_python_club_scorer_on_random_sessions.hypothesis.inner_test(
         tmp_path_factory, seed=0, tables=3, bpr=1, n_art=4, rule="ebu", sitout=False)
+
+
+def test_describe_counts_a_corrected_session_once(tmp_path):
+    """A session published with an error and then corrected is described once, as its correction."""
+    from simcore.engine import run
+    from simcore.io.bundle import read_bundle
+    from simcore.metrics.describe import FIGURES, describe
+    from simcore.scenario import load_scenario, with_overrides
+    from simcore.scoring import score_results
+    got = {}
+    for share in (0.0, 0.4):
+        sc = with_overrides(load_scenario("default"), {"calendar.years": 0.04, "reporting.corrected_share": share})
+        run(sc, schemes="ppi", seed=3, bundle=tmp_path / str(share))
+        res = read_bundle(tmp_path / str(share))
+        got[share] = (describe(res, score_results(res)), int((res.session_replaces >= 0).sum()))
+    (plain, n_plain), (corrected, n_fixed) = got[0.0], got[0.4]
+    assert n_plain == 0 and n_fixed > 0
+    for key in ("players", "sessions", "boards", "travellers", "pair_entries"):
+        assert corrected[key] == plain[key], key
+    for key, *_ in FIGURES:  # a correction is listed after its chunk's sessions: compare as sets
+        np.testing.assert_array_equal(np.sort(corrected[key]["values"]), np.sort(plain[key]["values"]), err_msg=key)

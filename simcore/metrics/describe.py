@@ -51,12 +51,19 @@ def describe(results, scored) -> dict:
     """The figures of ``FIGURES`` plus counts, for one results set."""
     r, s = results, scored
     S = r.n_sessions
-    trav = np.bincount(r.trav_session, minlength=S).astype(np.float64)
-    boards = np.asarray(r.session_boards, np.float64)
-    tables = np.divide(trav, boards, out=np.zeros(S), where=boards > 0)
+    # a session published twice (a scoring error, then its correction) is one session played:
+    # describe the correction and leave out the publication it replaces
+    rep = np.asarray(r.session_replaces)
+    played_once = np.ones(S, bool)
+    played_once[rep[rep >= 0]] = False
+    trav = np.bincount(r.trav_session, minlength=S).astype(np.float64)[played_once]
+    boards = np.asarray(r.session_boards, np.float64)[played_once]
+    tables = np.divide(trav, boards, out=np.zeros(len(boards)), where=boards > 0)
     # pair entries -> (player, partner, session)
     pp = np.asarray(s.pair_players)
     sess_of_entry = np.repeat(np.arange(S), np.diff(np.asarray(s.pair_start)))
+    kept = played_once[sess_of_entry]
+    pp, sess_of_entry = pp[kept], sess_of_entry[kept]
     player = np.concatenate([pp[:, 0], pp[:, 1]]).astype(np.int64)
     partner = np.concatenate([pp[:, 1], pp[:, 0]]).astype(np.int64)
     sess = np.concatenate([sess_of_entry, sess_of_entry])
@@ -81,10 +88,10 @@ def describe(results, scored) -> dict:
     weeks = np.maximum(1.0, (last[active] - first[active] + 1) / 7.0)
     per_week = count[active] / weeks
     mp = np.asarray(s.scoring)[sess_of_entry] == SCORING_MP
-    pct = np.asarray(s.pair_score)[mp]
+    pct = np.asarray(s.pair_score)[kept][mp]
     return {
-        "players": int(active.sum()), "sessions": int(S), "boards": int(boards.sum()),
-        "travellers": int(r.n_travellers), "pair_entries": int(len(pp)),
+        "players": int(active.sum()), "sessions": int(played_once.sum()), "boards": int(boards.sum()),
+        "travellers": int(trav.sum()), "pair_entries": int(len(pp)),
         "tables_per_session": _summary(tables), "boards_per_session": _summary(boards),
         "partner_share": _summary(share[np.isfinite(share)]), "sessions_per_week": _summary(per_week),
         "session_percentage": _summary(pct),
