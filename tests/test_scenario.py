@@ -4,7 +4,7 @@ import pytest
 
 from simcore import scenario as sc_mod
 
-BUILTINS = ["default", "isolated-clubs", "aces-eights", "national", "online"]
+BUILTINS = ["default", "isolated-clubs", "aces-eights", "national", "online", "acbl"]
 
 
 def test_builtins_are_listed_and_load():
