@@ -19,6 +19,7 @@ params_strategy = st.fixed_dictionaries({
     "board_sd": st.sampled_from([10.0, 30.0]),
     "weight_green": st.sampled_from([1.0, 2.0]),
     "butler_factor": st.sampled_from([5.4, 5.1]),
+    "level_sd": st.sampled_from([0.0, 3.0]),
 })
 
 
@@ -34,7 +35,7 @@ def test_kernel_matches_reference(seed, params, n_chunks):
         sess = random_session(rng, kind, scoring, n_players=N_PLAYERS)
         day += int(rng.choice([0, 1, 7, 30, 400]))
         sess["day"] = day
-        sess["event"] = ["club", "black", "green"][rng.integers(3)]
+        sess["event"] = ["club", "black", "club", "green"][rng.integers(4)]
         sessions.append(sess)
     cuts = np.sort(rng.choice(np.arange(1, 10), size=n_chunks - 1, replace=False))
     members = rng.random(N_PLAYERS) > 0.1
@@ -45,8 +46,11 @@ def test_kernel_matches_reference(seed, params, n_chunks):
     state = scheme.new_state(PlayerTable(members, at_start, explicit))
     ref = naive.NaiveKalman(p, members, explicit, at_start)
     pt = PartnershipTable()
+    clubs = rng.integers(0, 4, 10)  # venues: club levels, and players' clubs from their first club session
     for chunk in np.split(np.arange(10), cuts):
-        sc = score_results(build([sessions[i] for i in chunk], N_PLAYERS), partnerships=pt)
+        results = build([sessions[i] for i in chunk], N_PLAYERS)
+        results.session_club[:] = clubs[chunk]
+        sc = score_results(results, partnerships=pt)
         out = np.empty((sc.n_entries, 2))
         scheme.apply(state, sc, out)
         np.testing.assert_allclose(out, np.array(ref.apply(sc), float).reshape(-1, 2), rtol=0, atol=1e-9)
@@ -105,6 +109,39 @@ def test_variance_grows_with_time_away_and_green_weight_counts():
         scheme.apply(st, sc, out)
         moves.append(out[0, 0] - 50)
     assert moves[1] > moves[0] > 0
+
+
+def _visit(level_sd, clubs=(0, 1)):
+    """The probe player plays at home (club 0: 50 %), then scores 60 % with a fresh partner against a
+    fresh field at club ``clubs[1]``."""
+    from simcore.probes.decay import probe_results
+    sc, players = probe_results([50.0, 60.0], boards=24, tables=6)
+    sc.event[:] = 0
+    sc.club[:] = clubs
+    scheme = kalman.KalmanScheme(kalman.Params(level_sd=level_sd))
+    state = scheme.new_state(players)
+    out = np.empty((sc.n_entries, 2))
+    scheme.apply(state, sc, out)
+    return scheme, state, sc, out
+
+
+def test_a_visitors_result_moves_both_clubs_levels():
+    scheme, state, sc, out = _visit(3.0)
+    assert state.level[0] > 0 > state.level[1]  # the visitor's club looks stronger, the host club weaker
+    assert state.level_var[0] < 9.0 and state.level_var[1] < 9.0
+    grades = scheme.grades(state, int(sc.day.max()))
+    # a home player who never travelled moves with his club's level
+    home = sc.pair_players[1, 0]
+    assert np.isclose(grades[home], state.mu[home] + state.level[0])
+    assert np.isclose(out[sc.pair_start[1], 0], grades[0])
+
+
+def test_home_sessions_and_level_sd_zero_leave_levels_alone():
+    _, state, _, _ = _visit(3.0, clubs=(0, 0))  # everyone at one club: results are relative only
+    np.testing.assert_array_equal(state.level, [0.0])
+    np.testing.assert_array_equal(state.level_var, [9.0])
+    _, state, _, out0 = _visit(0.0)
+    np.testing.assert_array_equal(state.level, [0.0, 0.0])
 
 
 def test_registered_with_validated_parameters():
