@@ -16,29 +16,39 @@ KINDS = [("mitchell", "mp"), ("howell", "mp"), ("mitchell", "butler"), ("howell"
          ("swiss_pairs", "mp")]
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([0.5, 4.0]), st.sampled_from([7, 28]), st.integers(1, 3))
-def test_sparse_solve_matches_dense_model(seed, drift, period_days, n_chunks):
-    rng = np.random.default_rng(seed)
+def _random_sessions(rng, n=8, gaps=(0, 3, 10, 40, 200)):
     sessions, day = [], 19000
-    for _ in range(8):
+    for _ in range(n):
         kind, scoring = KINDS[rng.integers(len(KINDS))]
         sess = random_session(rng, kind, scoring, n_players=N_PLAYERS, full=True)
-        day += int(rng.choice([0, 3, 10, 40, 200]))
+        day += int(rng.choice(gaps))
         sess["day"] = day
         sess["event"] = ["club", "black", "green"][rng.integers(3)]
         sessions.append(sess)
+    return sessions
+
+
+def _players(at_start):
+    return PlayerTable(np.ones(N_PLAYERS, bool), at_start, np.full(N_PLAYERS, np.nan))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.5, 4.0]), st.sampled_from([7, 28]), st.integers(1, 3),
+       st.sampled_from([0.0, 2.0]))
+def test_sparse_solve_matches_dense_model(seed, drift, period_days, n_chunks, partner_sd):
+    rng = np.random.default_rng(seed)
+    sessions = _random_sessions(rng)
+    day = sessions[-1]["day"]
     at_start = rng.random(N_PLAYERS) < 0.5
-    p = offline.Params(drift=drift, period_days=period_days, rtol=1e-12)
+    p = offline.Params(drift=drift, period_days=period_days, rtol=1e-12, window_days=0, partner_sd=partner_sd)
     scheme = offline.OfflineScheme(p)
-    state = scheme.new_state(PlayerTable(np.ones(N_PLAYERS, bool), at_start, np.full(N_PLAYERS, np.nan)))
+    state = scheme.new_state(_players(at_start))
     pt = PartnershipTable()
     cuts = np.sort(rng.choice(np.arange(1, 8), size=n_chunks - 1, replace=False))
-    scored = []
     for chunk in np.split(np.arange(8), cuts):
         sc = score_results(build([sessions[i] for i in chunk], N_PLAYERS), partnerships=pt)
+        state = scheme.grow(state, len(pt))
         scheme.apply(state, sc, np.empty((sc.n_entries, 2)))
-        scored.append(chunk)
         got = scheme.grades(state, day)  # a snapshot after every chunk: warm starts are exercised
     whole = score_results(build(sessions, N_PLAYERS), partnerships=PartnershipTable())
     want, _ = naive.naive_offline(p, whole, state.start)
@@ -46,6 +56,66 @@ def test_sparse_solve_matches_dense_model(seed, drift, period_days, n_chunks):
     for pl, v in want.items():
         ref[pl] = v
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-6)
+
+
+def _run_chunks(scheme, state, sessions, sizes):
+    pt = PartnershipTable()
+    start = 0
+    for size in sizes:
+        sc = score_results(build(sessions[start:start + size], N_PLAYERS), partnerships=pt)
+        state = scheme.grow(state, len(pt))
+        scheme.apply(state, sc, None)
+        scheme.grades(state, sessions[start + size - 1]["day"])
+        start += size
+    return state
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 2.0]))
+def test_windowed_solve_equals_the_exact_solve_when_each_player_has_one_frozen_strength(seed, partner_sd):
+    """Folding the rows older than the window into one shift per player (and partnership) is
+    exact when each has at most one unknown older than the window: then the shifts span every
+    frozen unknown and the session intercepts are minimised out exactly (a Schur complement).
+    Sessions in periods 0, 3 and 5 (28 days), a 56-day window: period 0 freezes at the second
+    snapshot, period 3 stays in the window.  Both solves stop at the same relative residual
+    (rtol=1e-12); the shifted system's smallest eigenvalue is at least the prior's weight
+    (1/25), so the strengths agree to ~1e-12 x |b| x 25 — well inside 1e-6 grade points."""
+    rng = np.random.default_rng(seed)
+    sessions = _random_sessions(rng, 9, gaps=(0,))
+    for k, sess in enumerate(sessions):
+        sess["day"] = 28 * 700 + 28 * (0, 3, 5)[k // 3] + int(rng.integers(0, 28))
+    sessions.sort(key=lambda s: s["day"])
+    at_start = rng.random(N_PLAYERS) < 0.5
+    grades, states = [], []
+    for window in (0, 56):
+        p = offline.Params(window_days=window, rtol=1e-12, partner_sd=partner_sd)
+        scheme = offline.OfflineScheme(p)
+        state = scheme.new_state(_players(at_start))
+        got, pt, start = [], PartnershipTable(), 0
+        for size in (3, 3, 3):
+            sc = score_results(build(sessions[start:start + size], N_PLAYERS), partnerships=pt)
+            state = scheme.grow(state, len(pt))
+            scheme.apply(state, sc, None)
+            got.append(scheme.grades(state, sessions[start + size - 1]["day"]))
+            start += size
+        grades.append(np.array(got))
+        states.append(state)
+    assert states[1].k0 == 700 + 3 and (states[1].var_period < states[1].k0).sum() > 0  # period 0 froze
+    assert len(states[1].blocks) < len(states[0].blocks)  # and its rows were folded away
+    np.testing.assert_allclose(grades[1], grades[0], rtol=0, atol=1e-6)
+
+
+def test_window_covering_the_history_equals_the_whole_history_solve():
+    rng = np.random.default_rng(5)
+    sessions = _random_sessions(rng, 8, gaps=(3, 10))
+    at_start = rng.random(N_PLAYERS) < 0.5
+    grades = []
+    for window in (0, 365):
+        scheme = offline.OfflineScheme(offline.Params(window_days=window, rtol=1e-12))
+        state = _run_chunks(scheme, scheme.new_state(_players(at_start)), sessions, [3, 3, 2])
+        grades.append(scheme.grades(state, 20000))
+    np.testing.assert_allclose(grades[1], grades[0], rtol=0, atol=1e-6)
+    assert np.isfinite(grades[0]).sum() > 20
 
 
 def test_smooth_revises_past_snapshots_from_later_results():

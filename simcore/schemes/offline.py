@@ -12,10 +12,14 @@ or an explicit initial grade).  Each pair entry e of a graded session gives
 one observation, its standardised score in grade units through NGS's
 conversions (``field.standard_score``):
 
-    s_e = (θ_a + θ_b)/2 − field_e + ε_e,   ε_e ~ N(0, R_e),
+    s_e = (θ_a + θ_b)/2 [+ u_q] − field_e + ε_e,   ε_e ~ N(0, R_e),
     R_e = board_sd² / x · (1 + 1/n) / event weight,
 
 the same noise as ``kalman`` (x boards played, n pairs ranked against).
+Optional partnership effect (``partner_sd`` > 0): u_q, partnership q's
+own effect on its pairs' scores, is one more entity with its own random
+walk (``partner_drift``) and prior N(0, partner_sd²); grades are the
+players' θ only.
 The field is SOpp's (``field.strength_of_opponents``): for Swiss events
 the mean of the match opponents' strengths, which enters the row as is;
 for every other movement the mean of the other pairs of the group,
@@ -24,25 +28,46 @@ n/(n−1)·θ̄_e − c_g with one free intercept c_g = G/(n−1) per group and
 session (exact up to the sum of a group's scores, which carries no
 information on strength).  The online room is not graded, like NGS.
 
-Solution: the posterior mean — weighted sparse least squares over every
-row so far, the normal equations solved by conjugate gradients
-(``scipy.sparse.linalg.cg``, Jacobi preconditioner, warm-started from the
-previous snapshot's solution, relative residual ``rtol``).  At a snapshot
-each player's grade is his strength in his latest period: the estimate of
-his current strength from all results up to the snapshot (a random walk's
-mean does not move forward in time).  ``smooth=true``: the retrospective
-ceiling — after the run every snapshot is re-read from the final solution
-(each player's strength in his latest period up to the snapshot), so it
-also uses later results.
+Solution: the posterior mean — weighted sparse least squares, the normal
+equations solved by preconditioned conjugate gradients (``pcg``: a
+banded Cholesky of the random-walk chains, warm-started from the previous
+snapshot's solution, relative residual ``rtol``).  At a snapshot each
+player's grade is his strength in his latest period: the estimate of his
+current strength from all results up to the snapshot (a random walk's
+mean does not move forward in time).
+
+``window_days`` = 0: every snapshot solves the whole history, exactly.
+``window_days`` = W > 0 (a windowed, two-level solve): the unknowns of the
+last W days are solved exactly; every older ("frozen") unknown of an
+entity moves only with one shift per entity, the same for all of them.
+Rows that touch no unknown of the window are folded, once, into that
+shift's normal equations (an entities² sparse matrix C and a vector h;
+each session's intercept minimised out exactly) and then forgotten.
+Exact: the window's unknowns and the shifts solve the whole-history least
+squares restricted to that subspace; when each entity has at most one
+frozen unknown the subspace holds the exact solution (tested).
+Approximated: the shape of an entity's frozen path no longer changes
+(only its level), so later results cannot tilt a player's strengths of
+more than W days ago; their effect on current grades is measured against
+the exact solve in the README.
+``smooth=true``: the retrospective ceiling — after the run every snapshot
+is re-read from one exact solve of the whole history (its rows are kept),
+so it also uses later results.
 Grades are published for members only.  A session that corrects another
 is added as new results (the replaced rows stay); a late-scored session
 joins the player's latest period.
 
 Cost: rows and unknowns grow linearly with player-sessions (one row an
-entry, 3 non-zeros; Swiss 2 + 2·matches) and player-periods; each snapshot
-costs O(iterations × non-zeros so far), so a run of T snapshots costs
-O(T × iterations × player-sessions) — quadratic in the length of the run,
-against the engine's linear cost.
+entry, 3 non-zeros, 4 with partnership effects; Swiss 2 + 2·matches) and
+player-periods.  Exact (``window_days=0``): each snapshot costs
+O(iterations × non-zeros so far), a run of T snapshots O(T² ×
+iterations × player-sessions a snapshot) — quadratic in the run's length.
+Windowed: a snapshot costs O(iterations × (non-zeros of W days + nnz(C)))
+plus O(unknowns) of bookkeeping (one vector pass to apply the shifts);
+nnz(C) grows with the distinct partners and opponents a player has ever
+met, which saturates, so a run costs about linear in its length (like
+the engine); folding costs O(folded non-zeros) once.  ``smooth=true``
+keeps every row and adds one exact whole-history solve at the end.
 
 Corrected sessions: offline re-solves from all the results it holds, so a corrected
 session's original is dropped and the correction (``ScoredResults.replaces``) used in
@@ -76,7 +101,8 @@ class Params:
 
     ``board_sd`` tuned on ``default``, seed 1, 2 years, by RMSE at the last
     snapshot: 14 (kalman's value) 2.299, 20 2.262, 26 2.315, 32 2.419;
-    ``drift`` is kalman's tuned value.
+    ``drift`` is kalman's tuned value.  ``window_days`` and ``partner_sd``:
+    see the README (offline's cost and accuracy) for the measurements.
     """
 
     drift: float = _p(1.0, "variance a player's strength gains a year (grade points²)", min=1e-9)
@@ -93,6 +119,11 @@ class Params:
     aggregate_factor: float = _p(_NGS.aggregate_factor, "aggregate points per MP % per board (as NGS)", min=1e-9)
     rtol: float = _p(1e-7, "conjugate gradients: relative residual of the normal equations", min=1e-14, max=1e-2)
     smooth: bool = _p(False, "re-read every snapshot from the final solution (uses later results)")
+    partner_sd: float = _p(0.0, "sd of a partnership's own effect on its pairs' scores (grade points); 0: no "
+                                "partnership effect", min=0.0)
+    partner_drift: float = _p(0.25, "variance a partnership's effect gains a year (grade points²)", min=1e-9)
+    window_days: int = _p(0, "a snapshot re-solves only the strengths of the last window_days (older ones stay "
+                               "as last solved); 0: the whole history, exact", min=0)
 
     def weights(self) -> np.ndarray:
         return np.array([self.weight_club, self.weight_black, self.weight_green], np.float64)
@@ -111,21 +142,24 @@ class OfflineState:
     member: np.ndarray
     last_var: np.ndarray
     last_period: np.ndarray
+    n_players: int = 0
     n_vars: int = 0
-    var_player: list = field(default_factory=list)
-    var_period: list = field(default_factory=list)
-    blocks: list = field(default_factory=list)   # (indptr, indices, data, y, w) per apply
+    var_player: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    var_period: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    blocks: list = field(default_factory=list)   # [indptr, indices, data, y, w, row periods, folded flags] per apply
     links: list = field(default_factory=list)    # (later unknown, earlier unknown, walk weight) per apply
     x: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    max_period: int = -1
     solved_rows: int = -1
+    solved_full: bool = False
+    solved_vars: int = 0
+    k0: int = -(2 ** 62)          # unknowns of earlier periods are frozen (windowed solves)
+    C: object = None              # folded rows' normal matrix over entity shifts (sparse, entities²)
+    h: np.ndarray = field(default_factory=lambda: np.zeros(0))  # ... and their right-hand side (entities)
     n_rows: int = 0
     iterations: int = 0
     solves: int = 0
     log: list = field(default_factory=list)  # per solve: unknowns, non-zeros, CG iterations, seconds
-
-    @property
-    def n_players(self) -> int:
-        return len(self.start)
 
 
 class OfflineScheme(SchemeBase):
@@ -143,11 +177,19 @@ class OfflineScheme(SchemeBase):
         explicit = np.asarray(players.initial_grade, np.float64)
         rule = np.where(np.asarray(players.at_start, bool), p.prior_mean, p.newcomer_mean)
         P = players.n_players
-        return OfflineState(start=np.where(np.isnan(explicit), rule, explicit),
-                            member=np.asarray(players.member, bool).copy(),
-                            last_var=np.full(P, -1, np.int64), last_period=np.full(P, -1, np.int64))
+        state = OfflineState(start=np.where(np.isnan(explicit), rule, explicit),
+                             member=np.asarray(players.member, bool).copy(),
+                             last_var=np.full(P, -1, np.int64), last_period=np.full(P, -1, np.int64), n_players=P)
+        return self.grow(state, n_partnerships)
 
     def grow(self, state: OfflineState, n_partnerships: int) -> OfflineState:
+        """With a partnership effect, partnership q is the entity P + q (its prior mean 0)."""
+        if self.params.partner_sd > 0:
+            more = state.n_players + n_partnerships - len(state.start)
+            if more > 0:
+                state.start = np.r_[state.start, np.zeros(more)]
+                state.last_var = np.r_[state.last_var, np.full(more, -1, np.int64)]
+                state.last_period = np.r_[state.last_period, np.full(more, -1, np.int64)]
         return state
 
     # -- rows -------------------------------------------------------------------------
@@ -176,7 +218,17 @@ class OfflineScheme(SchemeBase):
         kept = _kept_entries(sc)
         if len(kept.ent) == 0:
             return
-        u = _unknowns(state, sc, kept, p.period_days)
+        entities = np.asarray(sc.pair_players, np.int64)
+        share = np.array([0.5, 0.5])  # a pair's strength: the mean of its players' ...
+        if p.partner_sd > 0:
+            q = np.asarray(sc.pair_partnership, np.int64)
+            if len(q) and (q.min() < 0 or P + q.max() >= len(state.start)):
+                bad = int(np.flatnonzero((q < 0) | (P + q >= len(state.start)))[0])
+                raise ValueError(f"offline: pair_partnership row {bad} is {q[bad]}; partnership ids must be "
+                                 f"in 0..{len(state.start) - P - 1} (grow the state first)")
+            entities = np.c_[entities, P + q]
+            share = np.r_[share, 1.0]  # ... plus its partnership's effect
+        u = _unknowns(state, sc, kept, entities, p.period_days)
         rows_c, rows_v, rows_y, rows_w = _walk_and_prior_rows(state, u, p)
         n_vars = state.n_vars + len(u.new_idx)
         y, w_obs = _observations(sc, kept, p)
@@ -188,62 +240,98 @@ class OfflineScheme(SchemeBase):
         c_var = n_vars + inv
         n_vars += len(ukey)
         f = kept.n_ranked[plain] + 1.0
-        coef = 0.5 * f / (f - 1.0)
-        rows_c.append(np.stack([u.entry_var[plain, 0], u.entry_var[plain, 1], c_var], 1))
-        rows_v.append(np.stack([coef, coef, -np.ones(len(plain))], 1))
+        coef = f / (f - 1.0)  # n/(n-1): the field is the group less the pair itself
+        rows_c.append(np.c_[u.entry_var[plain], c_var])
+        rows_v.append(np.c_[coef[:, None] * share, -np.ones(len(plain))])
         mask_plain = ~is_match[ent]
         rows_y.append(y[mask_plain])
         rows_w.append(w_obs[mask_plain])
         swiss = ent[is_match[ent]]
         blocks_extra = []
         if len(swiss):
-            blocks_extra.append(_match_block(sc, swiss, u.entry_var, y[~mask_plain], w_obs[~mask_plain]))
-        n_rows = _append_three_column_rows(state, rows_c, rows_v, rows_y, rows_w)
+            blocks_extra.append(_match_block(sc, swiss, u.entry_var, share, y[~mask_plain], w_obs[~mask_plain]))
+        n_rows = _append_rows(state, rows_c, rows_v, rows_y, rows_w)
         state.blocks.extend(blocks_extra)
         state.n_rows += n_rows + len(swiss)
-        _book_unknowns(state, u, n_vars, len(ukey))
+        _book_unknowns(state, u, n_vars, np.asarray(sc.day, np.int64)[ukey // 1_000_003] // p.period_days)
         if out_after is not None:
             self._solve(state)
-            got = u.entry_var >= 0
-            out_after[got] = state.x[u.entry_var[got]]
+            ev = u.entry_var[:, :2]
+            got = ev >= 0
+            out_after[got] = state.x[ev[got]]
 
     # -- the solve --------------------------------------------------------------------
-    def _solve(self, state: OfflineState) -> None:
-        if state.solved_rows == state.n_rows:
+    def _solve(self, state: OfflineState, full: bool = False) -> None:
+        """Solve for the strengths: all of them if ``full`` or ``window_days`` is 0, else the window's
+        and one shift per entity of its older ones (see the module docstring)."""
+        p = self.params
+        full = full or p.window_days == 0
+        if state.solved_rows == state.n_rows and (state.solved_full or not full):
             return
+        if full:
+            self._window_solve(state, -(2 ** 62), fold=False)
+        else:
+            target = state.max_period - -(-p.window_days // p.period_days)
+            if state.solved_vars < state.n_vars:  # never solved yet: solve them before they freeze
+                first = int(state.var_period[state.solved_vars:].min())
+                if first < target:
+                    self._window_solve(state, max(first, state.k0), fold=True)
+            self._window_solve(state, max(target, state.k0), fold=True)
+        state.solved_rows = state.n_rows
+        state.solved_full = full
+        state.solved_vars = state.n_vars
+
+    def _window_solve(self, state: OfflineState, k0: int, fold: bool) -> None:
+        p = self.params
         t0 = time.perf_counter()
-        N = state.n_vars
-        mats, ys, ws = [], [], []
-        for indptr, indices, data, y, w in state.blocks:
-            mats.append(sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, N)))
-            ys.append(y)
-            ws.append(w)
-        A = sp.vstack(mats, format="csr")
-        y, w = np.concatenate(ys), np.concatenate(ws)
+        if fold:
+            state.k0 = k0
+            _fold_rows(state, k0, keep=p.smooth)
+        A, y, w, pos, epos = _window_system(state, k0, fold)
+        win = np.flatnonzero(pos >= 0)
+        shifted = np.flatnonzero(epos >= 0)
+        at_w, at_s = pos[win], epos[shifted]
         At = A.T.tocsr()
         diag = np.asarray(A.multiply(A).T @ w).ravel()
+        b = At @ (w * y)
+        C = None
+        if len(shifted):
+            C = state.C[shifted][:, shifted].tocsr()
+            diag[at_s] += C.diagonal()
+            b[at_s] += state.h[shifted]
 
         def normal(v):
-            return At @ (w * (A @ v))
+            out = At @ (w * (A @ v))
+            if C is not None:
+                out[at_s] += C @ v[at_s]
+            return out
 
-        pre = _chain_preconditioner(state, diag)
-        b = At @ (w * y)
-        sol, iterations = pcg(normal, pre, b, state.x, self.params.rtol, max_iter=20000)
+        pre = _chain_preconditioner(state, pos, epos, diag)
+        x0 = np.zeros(A.shape[1])
+        x0[at_w] = state.x[win]
+        sol, iterations = pcg(normal, pre, b, x0, p.rtol, max_iter=20000)
         if iterations < 0:
-            raise RuntimeError(f"offline: conjugate gradients did not reach rtol={self.params.rtol} "
-                               f"in 20000 iterations ({N} unknowns)")
-        state.x = sol
+            raise RuntimeError(f"offline: conjugate gradients did not reach rtol={p.rtol} "
+                               f"in 20000 iterations ({len(x0)} unknowns)")
+        state.x[win] = sol[at_w]
+        if len(shifted):
+            delta = sol[at_s]
+            shift = np.zeros(len(state.start))
+            shift[shifted] = delta
+            old = np.flatnonzero((state.var_period < k0) & (state.var_player >= 0))
+            state.x[old] += shift[state.var_player[old]]
+            state.h[shifted] -= C @ delta
         state.iterations += iterations
-        state.log.append((N, A.nnz, iterations, time.perf_counter() - t0))
+        state.log.append((len(x0), A.nnz, iterations, time.perf_counter() - t0))
         state.solves += 1
-        state.solved_rows = state.n_rows
 
     def grades(self, state: OfflineState, day: int) -> np.ndarray:
         """Each member's strength in his latest period (grade points), from all results so far; NaN if unseen."""
         self._solve(state)
-        seen = state.last_var >= 0
+        last = state.last_var[:state.n_players]  # players only, not partnership effects
+        seen = last >= 0
         out = np.full(state.n_players, np.nan)
-        out[seen] = state.x[state.last_var[seen]]
+        out[seen] = state.x[last[seen]]
         out[~state.member] = np.nan
         return out
 
@@ -256,19 +344,18 @@ class OfflineScheme(SchemeBase):
         """
         if not self.params.smooth:
             return None
-        self._solve(state)
+        self._solve(state, full=True)
         days = np.asarray(days, np.int64)
         out = np.full((len(days), state.n_players), np.nan)
-        if not state.var_player:
+        if state.n_vars == 0:
             return out
-        vp = np.concatenate(state.var_player)
-        vk = np.concatenate(state.var_period)
+        vp, vk = state.var_player, state.var_period
         idx = np.flatnonzero(vp >= 0)
         order = idx[np.lexsort((vk[idx], vp[idx]))]
         players, periods, values = vp[order], vk[order], state.x[order]
         starts = np.searchsorted(players, np.arange(state.n_players + 1))
         day_period = days // self.params.period_days
-        for p in np.flatnonzero(state.member & (state.last_var >= 0)):
+        for p in np.flatnonzero(state.member & (state.last_var[:state.n_players] >= 0)):
             lo, hi = starts[p], starts[p + 1]
             k = np.searchsorted(periods[lo:hi], day_period, side="right") - 1
             out[:, p] = np.where(k >= 0, values[lo:hi][np.maximum(k, 0)], np.nan)
@@ -313,34 +400,156 @@ def pcg(normal, precondition, b: np.ndarray, x0: np.ndarray, rtol: float, max_it
     return x, -1
 
 
-def _chain_preconditioner(state: OfflineState, diag: np.ndarray):
+def _fold_rows(state: OfflineState, k0: int, keep: bool) -> None:
+    """Fold the rows that touch no unknown of period k0 or later into (C, h): their least
+    squares as a function of one shift per entity applied to all its frozen unknowns, each
+    session group's intercept minimised out.  Later solves read the folded rows only that way
+    (the window only moves forward); with ``keep`` the rows stay stored for a full solve."""
+    _row_periods(state)
+    n_ent = len(state.start)
+    if state.C is None:
+        state.C = sp.csr_matrix((n_ent, n_ent))
+        state.h = np.zeros(n_ent)
+    if state.C.shape[0] < n_ent:
+        state.C.resize((n_ent, n_ent))
+        state.h = np.r_[state.h, np.zeros(n_ent - len(state.h))]
+    cols, vals, rows_of, ys, ws = [], [], [], [], []
+    n = 0
+    for blk in state.blocks:
+        indptr, indices, data, y, w, rp, folded = blk
+        rows = np.flatnonzero((rp < k0) & ~folded)
+        if len(rows) == 0:
+            continue
+        folded[rows] = True
+        counts = indptr[rows + 1] - indptr[rows]
+        take = np.repeat(indptr[rows] - np.r_[0, np.cumsum(counts)[:-1]], counts) + np.arange(counts.sum())
+        cols.append(indices[take])
+        vals.append(data[take])
+        rows_of.append(n + np.repeat(np.arange(len(rows)), counts))
+        ys.append(y[rows])
+        ws.append(w[rows])
+        n += len(rows)
+    if not keep:
+        state.blocks = [blk for blk in state.blocks if not blk[6].all()]
+        state.links = [lk for lk in state.links if len(lk[0]) and state.var_period[lk[0]].max() >= k0]
+    if n == 0:
+        return
+    col, val, row = np.concatenate(cols), np.concatenate(vals), np.concatenate(rows_of)
+    y, w = np.concatenate(ys), np.concatenate(ws)
+    r = y - np.bincount(row, val * state.x[col], minlength=n)  # residuals at the current strengths
+    ent = state.var_player[col]
+    is_ent = ent >= 0
+    B = sp.csr_matrix((val[is_ent], (row[is_ent], ent[is_ent])), shape=(n, n_ent))
+    # each plain row has one intercept (coefficient -1): rows sharing it form a group
+    group = np.full(n, -1, np.int64)
+    group[row[~is_ent]] = col[~is_ent]
+    in_group = np.flatnonzero(group >= 0)
+    ug, gi = np.unique(group[in_group], return_inverse=True)
+    G = sp.csr_matrix((w[in_group], (gi, in_group)), shape=(len(ug), n))
+    sw = np.asarray(G.sum(axis=1)).ravel()
+    S = (G @ B).tocsr()
+    t = G @ r
+    Bt = B.T.tocsr()
+    C = Bt @ sp.diags(w) @ B - S.T @ sp.diags(1.0 / sw) @ S
+    state.C = (state.C + C).tocsr()
+    state.h += Bt @ (w * r) - S.T @ (t / sw)
+
+
+def _row_periods(state: OfflineState) -> None:
+    """Each block's rows' latest period (the latest of their unknowns), computed once a block,
+    and its rows' folded flags."""
+    for b in state.blocks:
+        if b[5] is None:
+            indptr, indices = b[0], b[1]
+            b[5] = (np.maximum.reduceat(state.var_period[indices], indptr[:-1]) if len(indptr) > 1
+                    else np.zeros(0, np.int64))
+            b[6] = np.zeros(len(b[5]), bool)
+
+
+def _window_system(state: OfflineState, k0: int, fold: bool):
+    """The rows not folded yet, over the unknowns of period ≥ k0 and, after them, one shift
+    per entity with older (frozen) unknowns.
+
+    Returns (A, y, w, pos, epos): A's columns are the window's unknowns
+    (state numbering → column: ``pos``, −1 if frozen) and the shifts of the
+    entities with frozen unknowns (entity → column: ``epos``, −1 none); the
+    frozen unknowns' terms (at their values in ``state.x``) are moved into y.  Without
+    ``fold`` every stored row is read (a full solve when k0 is before all).
+    """
+    _row_periods(state)
+    in_win = state.var_period >= k0
+    win = np.flatnonzero(in_win)
+    frozen_ent = np.unique(state.var_player[~in_win])
+    shifted = frozen_ent[frozen_ent >= 0] if fold else np.zeros(0, np.int64)
+    # columns entity by entity: its shift, then its window unknowns in period order (they are
+    # numbered so), intercepts first — the random-walk links then sit next to the diagonal
+    ent = np.r_[state.var_player[win], shifted]
+    order = np.lexsort((np.r_[win + 1, np.zeros(len(shifted), np.int64)], ent))
+    at = np.empty(len(order), np.int64)
+    at[order] = np.arange(len(order))
+    pos = np.full(state.n_vars, -1, np.int64)
+    pos[win] = at[:len(win)]
+    epos = np.full(len(state.start), -1, np.int64)
+    epos[shifted] = at[len(win):]
+    cols, vals, rows_of, ys, ws = [], [], [], [], []
+    n = 0
+    for indptr, indices, data, y, w, rp, folded in state.blocks:
+        live = rp >= k0
+        if fold:
+            live &= ~folded
+        rows = np.flatnonzero(live)
+        if len(rows) == 0:
+            continue
+        counts = indptr[rows + 1] - indptr[rows]
+        take = np.repeat(indptr[rows] - np.r_[0, np.cumsum(counts)[:-1]], counts) + np.arange(counts.sum())
+        cols.append(indices[take])
+        vals.append(data[take])
+        rows_of.append(n + np.repeat(np.arange(len(rows)), counts))
+        ys.append(y[rows])
+        ws.append(w[rows])
+        n += len(rows)
+    cat = (lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt))
+    col, val, row = cat(cols, np.int64), cat(vals, np.float64), cat(rows_of, np.int64)
+    y, w = cat(ys, np.float64), cat(ws, np.float64)
+    j = pos[col]
+    old = j < 0
+    if old.any():
+        y = y - np.bincount(row[old], val[old] * state.x[col[old]], minlength=n)
+        # a frozen unknown still moves with its entity's shift
+        e = epos[np.maximum(state.var_player[col[old]], 0)]
+        e[state.var_player[col[old]] < 0] = -1
+        j = j.copy()
+        j[old] = e
+    keep = j >= 0
+    A = sp.csr_matrix((val[keep], (row[keep], j[keep])), shape=(n, len(win) + len(shifted)))
+    return A, y, w, pos, epos
+
+
+def _chain_preconditioner(state: OfflineState, pos: np.ndarray, epos: np.ndarray, diag: np.ndarray):
     """M⁻¹ for conjugate gradients: the normal matrix's diagonal plus every random-walk link, as a function.
 
-    Ordered player by player, period by period, that matrix is tridiagonal
-    (each walk link joins a player's consecutive unknowns), so it is solved
-    exactly in O(unknowns) by a banded Cholesky.  The walk links are the
-    stiff part of the problem (a month's link weighs ~50 sessions), which a
-    plain diagonal preconditioner leaves to thousands of iterations.
+    The columns run entity by entity (its shift, then its window unknowns
+    period by period), so that matrix is tridiagonal (each walk link joins
+    an entity's consecutive unknowns, or its shift and its first window
+    unknown) and is solved exactly in O(unknowns) by a banded Cholesky.  The
+    walk links are the stiff part of the problem (a month's link weighs ~50
+    sessions), which a plain diagonal preconditioner leaves to thousands of
+    iterations.
     """
     from scipy.linalg import cholesky_banded, cho_solve_banded
-    N = len(diag)
-    vp = np.concatenate(state.var_player)
-    perm = np.lexsort((np.arange(N), vp))  # a player's unknowns are numbered in period order
-    pos = np.empty(N, np.int64)
-    pos[perm] = np.arange(N)
-    upper = np.zeros(N)
+    upper = np.zeros(len(diag))
     if state.links:
         later = np.concatenate([lk[0] for lk in state.links])
         earlier = np.concatenate([lk[1] for lk in state.links])
         weight = np.concatenate([lk[2] for lk in state.links])
-        upper[pos[later]] = -weight  # band entry (i-1, i) sits at column i of the upper form
-    ab = np.vstack([upper, diag[perm]])
-    factor = cholesky_banded(ab, lower=False)
+        p_later = pos[later]
+        p_earlier = np.where(pos[earlier] >= 0, pos[earlier], epos[state.var_player[earlier]])
+        band = (p_later >= 0) & (p_earlier >= 0) & (p_earlier == p_later - 1)
+        upper[p_later[band]] = -weight[band]  # band entry (i-1, i) sits at column i of the upper form
+    factor = cholesky_banded(np.vstack([upper, diag]), lower=False)
 
     def solve(v):
-        out = np.empty(N)
-        out[perm] = cho_solve_banded((factor, False), v[perm])
-        return out
+        return cho_solve_banded((factor, False), v)
     return solve
 
 
@@ -390,14 +599,15 @@ class _Unknowns(NamedTuple):
     entry_var: np.ndarray
 
 
-def _unknowns(state: OfflineState, sc, kept: _Kept, period_days: int) -> _Unknowns:
-    """One unknown per (player, period); a late session joins the player's latest period."""
+def _unknowns(state: OfflineState, sc, kept: _Kept, entities: np.ndarray, period_days: int) -> _Unknowns:
+    """One unknown per (entity, period) — entities[e] are entry e's players (and partnership);
+    a late session joins the entity's latest period."""
     day = np.asarray(sc.day, np.int64)[kept.sess]
     period = day // period_days
-    players = np.asarray(sc.pair_players, np.int64)
+    k = entities.shape[1]
     used = np.flatnonzero(kept.keep)
-    pl = players[used].ravel()
-    per = np.repeat(period[used], 2)
+    pl = entities[used].ravel()
+    per = np.repeat(period[used], k)
     per = np.maximum(per, state.last_period[pl])
     order = np.lexsort((per, pl))
     pl_s, per_s = pl[order], per[order]
@@ -422,8 +632,8 @@ def _unknowns(state: OfflineState, sc, kept: _Kept, period_days: int) -> _Unknow
     var_sorted = np.repeat(var_of_uniq, np.diff(np.r_[np.flatnonzero(first), len(pl_s)]))
     var_pl = np.empty(len(pl), np.int64)
     var_pl[order] = var_sorted
-    entry_var = np.full((sc.n_entries, 2), -1, np.int64)
-    entry_var[used] = var_pl.reshape(-1, 2)
+    entry_var = np.full((sc.n_entries, k), -1, np.int64)
+    entry_var[used] = var_pl.reshape(-1, k)
     return _Unknowns(uniq_pl, uniq_per, var_of_uniq, new_idx, prev_var, prev_per, entry_var)
 
 
@@ -432,7 +642,9 @@ def _walk_and_prior_rows(state: OfflineState, u: _Unknowns, p: Params):
     unknowns, prior rows for first ones.  Records the walk links in ``state``."""
     walk = u.prev_var >= 0
     new_var = u.var_of_uniq[u.new_idx]
-    gap = (u.uniq_per[u.new_idx] - u.prev_per) * p.period_days / 365.25 * p.drift
+    is_pp = u.uniq_pl[u.new_idx] >= state.n_players  # partnership effects: their own walk and prior
+    drift = np.where(is_pp, p.partner_drift, p.drift)
+    gap = (u.uniq_per[u.new_idx] - u.prev_per) * p.period_days / 365.25 * drift
     rows_c = [np.stack([new_var[walk], u.prev_var[walk]], 1)]
     rows_v = [np.tile([1.0, -1.0], (int(walk.sum()), 1))]
     rows_y = [np.zeros(int(walk.sum()))]
@@ -442,7 +654,7 @@ def _walk_and_prior_rows(state: OfflineState, u: _Unknowns, p: Params):
     rows_c.append(np.stack([new_var[prior], new_var[prior]], 1))
     rows_v.append(np.tile([1.0, 0.0], (int(prior.sum()), 1)))
     rows_y.append(state.start[u.uniq_pl[u.new_idx[prior]]])
-    rows_w.append(np.full(int(prior.sum()), 1.0 / p.prior_sd ** 2))
+    rows_w.append(1.0 / np.where(is_pp[prior], p.partner_sd, p.prior_sd) ** 2)
     return rows_c, rows_v, rows_y, rows_w
 
 
@@ -460,53 +672,57 @@ def _observations(sc, kept: _Kept, p: Params):
     return y, w_obs
 
 
-def _match_block(sc, swiss: np.ndarray, entry_var: np.ndarray, y: np.ndarray, w: np.ndarray):
-    """CSR block of the Swiss entries' rows: own two unknowns, then 2 per match."""
+def _match_block(sc, swiss: np.ndarray, entry_var: np.ndarray, share: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """CSR block of the Swiss entries' rows: the pair's own k unknowns (coefficients ``share``),
+    then k per match (−share / matches)."""
+    k = entry_var.shape[1]
     ms = np.asarray(sc.match_start, np.int64)
     counts = ms[swiss + 1] - ms[swiss]
     mrows = np.concatenate([np.arange(ms[e], ms[e + 1]) for e in swiss])
     opp = np.asarray(sc.match_opp, np.int64)[mrows]
     indptr = np.zeros(len(swiss) + 1, np.int64)
-    np.cumsum(2 + 2 * counts, out=indptr[1:])
+    np.cumsum(k + k * counts, out=indptr[1:])
     indices = np.empty(indptr[-1], np.int64)
     data = np.empty(indptr[-1])
     own = indptr[:-1]
-    indices[own], indices[own + 1] = entry_var[swiss, 0], entry_var[swiss, 1]
-    data[own] = data[own + 1] = 0.5
-    pos = np.repeat(own + 2, 2 * counts) + (np.arange(2 * counts.sum()) -
-                                            np.repeat(np.cumsum(2 * counts) - 2 * counts, 2 * counts))
+    for j in range(k):
+        indices[own + j] = entry_var[swiss, j]
+        data[own + j] = share[j]
+    pos = np.repeat(own + k, k * counts) + (np.arange(k * counts.sum()) -
+                                            np.repeat(np.cumsum(k * counts) - k * counts, k * counts))
     indices[pos] = entry_var[opp].ravel()
-    data[pos] = np.repeat(-0.5 / counts, 2 * counts)
-    return indptr, indices, data, y, w
+    data[pos] = np.tile(share, int(counts.sum())) * np.repeat(-1.0 / counts, k * counts)
+    return [indptr, indices, data, y, w, None, None]
 
 
-def _append_three_column_rows(state: OfflineState, rows_c, rows_v, rows_y, rows_w) -> int:
+def _append_rows(state: OfflineState, rows_c, rows_v, rows_y, rows_w) -> int:
     """Append the walk, prior and plain observation rows as one CSR block (unused slots
     dropped); returns the number of rows."""
-    three = [np.pad(rc, ((0, 0), (0, 3 - rc.shape[1])), constant_values=-1) for rc in rows_c]
-    vals3 = [np.pad(rv, ((0, 0), (0, 3 - rv.shape[1]))) for rv in rows_v]
-    c = np.concatenate(three)
-    v = np.concatenate(vals3)
+    width = max(rc.shape[1] for rc in rows_c)
+    c = np.concatenate([np.pad(rc, ((0, 0), (0, width - rc.shape[1])), constant_values=-1) for rc in rows_c])
+    v = np.concatenate([np.pad(rv, ((0, 0), (0, width - rv.shape[1]))) for rv in rows_v])
     nz = (c >= 0) & (v != 0)
     indptr = np.zeros(len(c) + 1, np.int64)
     np.cumsum(nz.sum(1), out=indptr[1:])
-    state.blocks.append((indptr, c[nz], v[nz], np.concatenate(rows_y), np.concatenate(rows_w)))
+    state.blocks.append([indptr, c[nz], v[nz], np.concatenate(rows_y), np.concatenate(rows_w), None, None])
     return len(c)
 
 
-def _book_unknowns(state: OfflineState, u: _Unknowns, n_vars: int, n_intercepts: int) -> None:
+def _book_unknowns(state: OfflineState, u: _Unknowns, n_vars: int, intercept_period: np.ndarray) -> None:
     """Grow the unknowns to ``n_vars`` (new players' ones warm-started at their previous
-    strength, grade points) and record each player's latest unknown and period."""
+    strength, grade points; intercepts, the last ones, have their session's period)
+    and record each player's latest unknown and period."""
     new_var = u.var_of_uniq[u.new_idx]
     x0 = np.zeros(n_vars)
     x0[:len(state.x)] = state.x
     prev_value = np.where(u.prev_var >= 0, x0[np.maximum(u.prev_var, 0)], state.start[u.uniq_pl[u.new_idx]])
     x0[new_var] = prev_value  # warm start: a player's previous strength
     state.x = x0
-    state.var_player.append(u.uniq_pl[u.new_idx])
-    state.var_period.append(u.uniq_per[u.new_idx])
-    state.var_player.append(np.full(n_intercepts, -1, np.int64))
-    state.var_period.append(np.full(n_intercepts, -1, np.int64))
+    state.var_player = np.concatenate([state.var_player, u.uniq_pl[u.new_idx],
+                                       np.full(len(intercept_period), -1, np.int64)])
+    state.var_period = np.concatenate([state.var_period, u.uniq_per[u.new_idx], intercept_period])
+    if len(u.uniq_per):
+        state.max_period = max(state.max_period, int(u.uniq_per.max()))
     last = np.r_[u.uniq_pl[1:] != u.uniq_pl[:-1], True]
     state.last_var[u.uniq_pl[last]] = u.var_of_uniq[last]
     state.last_period[u.uniq_pl[last]] = u.uniq_per[last]

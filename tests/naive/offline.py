@@ -4,7 +4,9 @@ Unknowns θ[p, k] for each (player, period) with results; rows exactly as
 the model reads (simcore.schemes.offline): a pair's standardised score =
 mean of its strengths − mean strength of its field (SOpp's field, written
 out player by player — no intercepts), random-walk links between a
-player's consecutive periods, a prior on his first.
+player's consecutive periods, a prior on his first.  With
+``p.partner_sd > 0`` each partnership is one more entity ("q", id) whose
+effect adds to its pairs' strength (its own walk and prior, mean 0).
 """
 
 import math
@@ -32,35 +34,44 @@ def naive_offline(p, sc, start):
         e0, e1 = int(sc.pair_start[s]), int(sc.pair_start[s + 1])
         entries = [e for e in range(e0, e1) if sc.pair_n_ranked[e] >= 1 and
                    (sc.kind[s] not in SWISS_KINDS or sc.match_start[e + 1] > sc.match_start[e])]
+        def members(e):  # (entity, its share of the pair's strength)
+            out = [(int(pl), 0.5) for pl in sc.pair_players[e]]
+            if p.partner_sd > 0:
+                out.append((("q", int(sc.pair_partnership[e])), 1.0))
+            return out
+
         for e in entries:
-            for pl in sc.pair_players[e]:
-                pl = int(pl)
+            for pl, _ in members(e):
+                is_q = isinstance(pl, tuple)
                 k = max(per, latest.get(pl, per))
                 if (pl, k) not in var:
                     var[(pl, k)] = len(var)
                     if pl in latest:
-                        gap = (k - latest[pl]) * p.period_days / 365.25 * p.drift
+                        drift = p.partner_drift if is_q else p.drift
+                        gap = (k - latest[pl]) * p.period_days / 365.25 * drift
                         rows.append(({var[(pl, k)]: 1.0, var[(pl, latest[pl])]: -1.0}, 0.0, 1 / gap))
+                    elif is_q:
+                        rows.append(({var[(pl, k)]: 1.0}, 0.0, 1 / p.partner_sd ** 2))
                     else:
                         rows.append(({var[(pl, k)]: 1.0}, start[pl], 1 / p.prior_sd ** 2))
                 latest[pl] = k
 
         def unknown(pl):
-            return var[(int(pl), latest[int(pl)])]
+            return var[(pl, latest[pl])]
         for e in entries:
             c = {}
-            for pl in sc.pair_players[e]:
-                c[unknown(pl)] = c.get(unknown(pl), 0) + 0.5
+            for pl, share in members(e):
+                c[unknown(pl)] = c.get(unknown(pl), 0) + share
             if sc.kind[s] in SWISS_KINDS:
                 opps = sc.match_opp[sc.match_start[e]:sc.match_start[e + 1]]
                 for o in opps:
-                    for pl in sc.pair_players[o]:
-                        c[unknown(pl)] = c.get(unknown(pl), 0) - 0.5 / len(opps)
+                    for pl, share in members(o):
+                        c[unknown(pl)] = c.get(unknown(pl), 0) - share / len(opps)
             else:
                 field = [f for f in entries if f != e and sc.pair_group[f] == sc.pair_group[e]]
                 for f in field:
-                    for pl in sc.pair_players[f]:
-                        c[unknown(pl)] = c.get(unknown(pl), 0) - 0.5 / len(field)
+                    for pl, share in members(f):
+                        c[unknown(pl)] = c.get(unknown(pl), 0) - share / len(field)
             n = int(sc.pair_n_ranked[e])
             x = max(int(sc.pair_boards[e]), 1)
             y = standard_score(sc.scoring[s], float(sc.pair_score[e]), x, p)
@@ -73,4 +84,4 @@ def naive_offline(p, sc, start):
             A[i, j] += v
         y[i], w[i] = yi, wi
     theta = np.linalg.solve(A.T @ (w[:, None] * A), A.T @ (w * y))
-    return {pl: float(theta[var[(pl, k)]]) for pl, k in latest.items()}, math.nan
+    return {pl: float(theta[var[(pl, k)]]) for pl, k in latest.items() if not isinstance(pl, tuple)}, math.nan
