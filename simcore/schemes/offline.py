@@ -122,8 +122,9 @@ class Params:
     partner_sd: float = _p(0.0, "sd of a partnership's own effect on its pairs' scores (grade points); 0: no "
                                 "partnership effect", min=0.0)
     partner_drift: float = _p(0.25, "variance a partnership's effect gains a year (grade points²)", min=1e-9)
-    window_days: int = _p(0, "a snapshot re-solves only the strengths of the last window_days (older ones stay "
-                               "as last solved); 0: the whole history, exact", min=0)
+    window_days: int = _p(365, "days solved exactly at a snapshot; older strengths move only with one shift a "
+                               "player (rows folded); 0: the whole history every snapshot (exact, quadratic cost)",
+                          min=0)
 
     def weights(self) -> np.ndarray:
         return np.array([self.weight_club, self.weight_black, self.weight_green], np.float64)
