@@ -29,3 +29,29 @@ def test_bench_json_keys_and_ratios(capsys, monkeypatch):
 def test_bench_rejects_bad_counts(capsys):
     assert main(["bench", "--threads", "0"]) == 2
     assert "--threads and --repeats must be at least 1" in capsys.readouterr().err
+
+
+def test_bench_peers_json_keys_and_ratios(capsys, monkeypatch):
+    from simcore.bench import peers
+    monkeypatch.setattr(peers, "PEERS_WORKLOAD", dict(peers.PEERS_WORKLOAD, years=3 / 52))
+    assert main(["bench", "--peers", "--json", "--repeats", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"player_sessions", "peer_player_sessions", "sessions", "ns_per_player_session", "ratio",
+                        "workload"}
+    assert out["workload"]["years"] == 3 / 52 and out["sessions"] > 10
+    # the peers rate the very same sessions: every pair entry is one team of a ranked match
+    assert out["peer_player_sessions"] == out["player_sessions"] > 1000
+    ns = out["ns_per_player_session"]
+    assert set(ns) == {"ngs", "ppi", "elo-pairs", "kalman", "openskill", "trueskill"}
+    assert all(v > 0 for v in ns.values())
+    for peer in ("openskill", "trueskill"):
+        for scheme in ("ngs", "ppi", "elo-pairs", "kalman"):
+            assert abs(out["ratio"][peer][scheme] - ns[peer] / ns[scheme]) < 1e-9 * out["ratio"][peer][scheme]
+
+
+def test_bench_peers_without_the_extra_names_it(capsys, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "trueskill", None)  # as if not installed: import raises ImportError
+    assert main(["bench", "--peers"]) == 2
+    err = capsys.readouterr().err
+    assert "--peers" in err and "simcore[peers]" in err and "trueskill" in err

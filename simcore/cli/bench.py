@@ -1,6 +1,7 @@
-"""Pipeline throughput on a fixed mid-size workload.
+"""Pipeline throughput on a fixed mid-size workload; grading cost beside the peer libraries.
 
-  simcore bench [--threads N] [--repeats K] [--json]
+  simcore bench [--threads N] [--repeats K] [--scaling] [--linearity] [--json]
+  simcore bench --peers [--repeats K] [--json]
 
 The workload is the whole pipeline — world planning, movements, the bridge
 score model, scoring and all four schemes — on the built-in ``default``
@@ -31,6 +32,18 @@ score model, match-pointed and PPI-updated, one thread) and reports
 ``floor_ns_per_player_board`` and ``ratio_to_floor`` = the one-thread
 pipeline's ns per player-board / the floor's (``ns_per_player_board_1_thread``
 is then always reported; with ``--threads 1`` it is the main figure).
+
+``--peers`` instead times grading alone (``simcore.bench.peers``): NGS, PPI,
+Elo pairs and kalman apply a quarter of the ``default`` county's results
+(seed 1, read back from a results bundle) while ``openskill`` (Plackett-Luce)
+and ``trueskill`` update their ratings on the very same sessions, as ranked
+matches of pairs (needs the optional extra ``simcore[peers]``; checked
+before any work).  Our schemes: best of ``--repeats`` after a warm-up call;
+the peers: one timed call.  JSON keys: ``player_sessions`` (two per pair
+entry), ``peer_player_sessions`` (the players of the ranked matches: the
+same sessions), ``sessions``, ``ns_per_player_session`` ({scheme or peer:
+ns}), ``ratio`` ({peer: {scheme: peer ns / scheme ns}}: how many times
+faster simcore's scheme is, from the one run) and ``workload``.
 """
 
 from __future__ import annotations
@@ -49,12 +62,17 @@ def add_arguments(p) -> None:
     p.add_argument("--linearity", action="store_true",
                    help="also time runs of 1-4 years, 1-4 replicates and the national scenario (cost per player-board)")
     p.add_argument("--no-python", action="store_true", help="skip the plain-Python reference")
+    p.add_argument("--peers", action="store_true",
+                   help="instead: grading cost per player-session of ngs, ppi, elo-pairs and kalman beside openskill "
+                        "and trueskill on the same sessions (needs simcore[peers])")
     p.add_argument("--json", action="store_true", help="print one JSON object (keys in the module doc)")
 
 
 def main(args) -> int:
     if args.threads < 1 or args.repeats < 1:
         raise ValueError(f"--threads and --repeats must be at least 1 (got {args.threads}, {args.repeats})")
+    if args.peers:
+        return _peers(args)
     fast = time_pipeline(args.threads, args.repeats)
     out = {"player_boards_per_s": fast["player_boards_per_s"], "ns_per_player_board": fast["ns_per_player_board"],
            "threads": args.threads, "schemes": list(BENCH_SCHEMES), "player_boards": fast["player_boards"],
@@ -97,4 +115,25 @@ def main(args) -> int:
             print(f"  {r['scenario']:9s} {r['players']:6d} members {r['years']:5.2f} y x {r['replicates']} rep: "
                   f"{r['player_boards'] / 1e6:7.1f} M player-boards in {r['wall_seconds']:6.2f} s = "
                   f"{r['ns_per_player_board']:5.0f} ns each")
+    return 0
+
+
+def _peers(args) -> int:
+    from simcore.bench.peers import OURS, PEERS, check_peers_installed, time_peers
+    try:
+        check_peers_installed()
+    except ValueError as exc:
+        raise ValueError(f"--peers: {exc}") from None
+    res = time_peers(args.repeats)
+    if args.json:
+        print(json.dumps(res, indent=2))
+        return 0
+    w = res["workload"]
+    print(f"grading cost on the same sessions: {w['scenario']}, {w['years']:g} years, seed {w['seed']}: "
+          f"{res['sessions']} sessions, {res['player_sessions']} player-sessions")
+    ns = res["ns_per_player_session"]
+    for label in OURS + PEERS:
+        print(f"  {label:<10} {ns[label]:12.1f} ns per player-session")
+    for peer in PEERS:
+        print(f"  {peer} takes " + ", ".join(f"{res['ratio'][peer][s]:.0f}x {s}'s" for s in OURS) + " time")
     return 0
