@@ -1,0 +1,43 @@
+"""The issue-18 pipeline figures, as ``simcore bench --scaling`` measures them, in one measurement.
+
+``setup_cache`` times the whole pipeline (all four schemes, the default
+county, 2 replicates x 2 years; ``simcore.bench.pipeline``) on 1 and 2
+threads and the fused floor (``simcore.bench.floor``) once; the ``track_``
+benchmarks report from that one measurement, so the ratios compare figures
+taken minutes apart on the same machine.  Targets: <= 25 ns per
+player-board on one thread, speed-up >= 1.8 on two, ratio to the floor <= 3.
+"""
+from simcore.bench import floor, pipeline  # modules: asv would take a time_* name for a benchmark
+
+
+class PipelineFigures:
+    timeout = 1800
+    number = 1
+    repeat = 1
+
+    def setup_cache(self):
+        one = pipeline.time_pipeline(1, repeats=3)
+        two = pipeline.time_pipeline(2, repeats=3)
+        fl = floor.time_floor(repeats=3)
+        return {"one": one["ns_per_player_board"], "two": two["ns_per_player_board"],
+                "floor": fl["floor_ns_per_player_board"]}
+
+    def track_ns_per_player_board_1_thread(self, m):
+        return m["one"]
+    track_ns_per_player_board_1_thread.unit = "ns per player-board"
+
+    def track_ns_per_player_board_2_threads(self, m):
+        return m["two"]
+    track_ns_per_player_board_2_threads.unit = "ns per player-board"
+
+    def track_speedup_2_threads(self, m):
+        return m["one"] / m["two"]
+    track_speedup_2_threads.unit = "x"
+
+    def track_floor_ns_per_player_board(self, m):
+        return m["floor"]
+    track_floor_ns_per_player_board.unit = "ns per player-board"
+
+    def track_ratio_to_floor(self, m):
+        return m["one"] / m["floor"]
+    track_ratio_to_floor.unit = "x"
