@@ -81,6 +81,15 @@ def resolve_schemes(schemes) -> list[Variant]:
     return out
 
 
+def _extra_rows(variants) -> dict[str, list[int]]:
+    """Dataset extra variable -> the indices of the variants that publish it, in order."""
+    rows: dict[str, list[int]] = {}
+    for j, v in enumerate(variants):
+        for key in v.scheme.snapshot_extras:
+            rows.setdefault(extra_variable(v.name, key), []).append(j)
+    return rows
+
+
 # --- calendar chunks ------------------------------------------------------------------
 
 def chunk_weeks(world: World, snapshot: str) -> list[tuple[int, int]]:
@@ -310,7 +319,10 @@ class Engine:
             truth = np.empty((R, n_t, P), np.float32)
             active = np.empty((R, n_t, P), bool)
             boards = np.empty((R, n_t, P), np.int32)
+            # int8 codes of the variants that publish each extra only (the Dataset's (R, V, T, P) with -1
+            # for the others is laid out at the end, once the schemes' state is freed: 4x less at national scale)
             extras: dict[str, np.ndarray] = {}
+            extra_rows = _extra_rows(self.variants)
             fr18: dict[str, np.ndarray] = {}
             times = np.empty(n_t, "datetime64[D]")
             bar = self._progress.start(w0.n_weeks) if self._progress else None
@@ -342,8 +354,8 @@ class Engine:
                     for name, values in extras_now.items():
                         arr = extras.get(name)
                         if arr is None:  # int8 codes: 1 byte a player-snapshot at national scale
-                            arr = extras[name] = np.full((R, V, n_t, P), -1, np.int8)
-                        arr[r, j, c] = values
+                            arr = extras[name] = np.full((R, len(extra_rows[name]), n_t, P), -1, np.int8)
+                        arr[r, extra_rows[name].index(j), c] = values
                 self.timing["pass_b"] += time.perf_counter() - t0
                 t0 = time.perf_counter()
                 times[c] = np.datetime64(int(day), "D")
@@ -369,6 +381,12 @@ class Engine:
         self.player_boards = player_boards
         if self.bundle_dir is not None:
             self._write_bundle(reps[0])
+        for rep in reps:
+            rep.states.clear()  # the schemes' state (NGS's rings: GBs at scale) is not needed to label the Dataset
+        for name in list(extras):
+            full = np.full((R, V, n_t, P), -1, np.int8)
+            full[:, extra_rows[name]] = extras.pop(name)
+            extras[name] = full
         return build_dataset(self.scenario, self.seed, self.variants, [r.world for r in reps], times, grade,
                              truth, active, boards, extras, fr18)
 
