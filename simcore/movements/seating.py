@@ -1,14 +1,17 @@
-"""Seating a planned session: its entries laid out by its movement.
+"""Seating a chunk of planned sessions: their entries laid out by their movements.
 
-``seat_session(plan, s, key, session_index)`` turns session ``s`` of the
+``seat_sessions(plan, key, session_index)`` turns every session of the
 world's plan (``world.SessionPlan``: kind, target boards, winners and the
-session's pair entries) into a ``Seating``: the movement's name and rows
-(one per round and table: NS entry, EW entry, first board, boards), ready
-for ``simcore.simulate`` to play.
+session's pair entries) into one ``Seated`` struct of arrays: each session's
+movement and its rows (one per round and table: NS entry, EW entry, first
+board, boards), packed in session order, ready for ``simcore.simulate`` to
+play.
 
 * static movements (Mitchell, Howell, multiple teams): the layout rule picks
   the movement for the field (``choose_layout``) and its rows are a
-  memoised template shared by every session of that size;
+  memoised template shared by every session of that layout; the chunk's
+  sessions are laid out from the templates in one kernel
+  (``lay_out_sessions``), so the per-session work holds no GIL;
 * Swiss pairs and Swiss teams: only the size is fixed here (rounds, boards a
   round); the pairing happens while playing, from the standings;
 * the online room: partners and tables are drawn here, round by round, from
@@ -19,71 +22,258 @@ for ``simcore.simulate`` to play.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
+from simcore._jit import kernel
 from simcore.movements import choose_layout, layout_schedule
 from simcore.movements.online import online_seat_round
-from simcore.movements.registry import KIND_ONLINE, SEAT_ROOM, SEAT_STANDINGS, movement
+from simcore.movements.registry import KIND_ONLINE, SEAT_ROOM, SEAT_STANDINGS, kind_flags, movement
 from simcore.rng import new_stream
 
 _ONLINE_SALT = 0x0717E  # stream label of the online room's seating
+_IS_TEAM = np.array(kind_flags(lambda m: m.is_team))
+_IS_ROOM = np.array(kind_flags(lambda m: m.seating == SEAT_ROOM))
 
 
 @dataclass
 class Seating:
-    """One session laid out: its entries (pairs), rows and movement.
+    """One layout (or one online session) laid out: its rows and movement.
 
     kind, name, winners, n_boards: as written in ``Results`` (the layout
     rule may change the planned kind, e.g. a small Mitchell field plays a
-    Howell).  a, b, bonus (grade points), team: the session's pair entries
-    (the online room's are the pairs formed in the room).  rows (R, 6)
-    int64: round, table, NS entry, EW entry, first board, boards — entry
-    offsets within the session; empty for Swiss kinds, whose rounds are
-    paired while playing (``swiss_rounds`` rounds of ``bpr`` boards).
-    n_travellers: traveller rows the session writes.  rank: final
-    (round, board, table) position of each traveller in the order it is
-    written.
+    Howell).  rows (R, 6) int64: round, table, NS entry, EW entry, first
+    board, boards — entry offsets within the session; empty for Swiss kinds,
+    whose rounds are paired while playing (``swiss_rounds`` rounds of
+    ``bpr`` boards).  n_travellers: traveller rows the session writes.
+    rank: final (round, board, table) position of each traveller in the
+    order it is written.  a, b, bonus (grade points), team: the online
+    room's pair entries (the pairs formed in the room); None for the other
+    kinds, whose entries are the plan's.
     """
 
     kind: int
     name: str
     winners: int
     n_boards: int
-    a: np.ndarray
-    b: np.ndarray
-    bonus: np.ndarray
-    team: np.ndarray
     rows: np.ndarray
     n_travellers: int
     rank: np.ndarray
     swiss_rounds: int = 0
     bpr: int = 0
+    a: np.ndarray | None = None
+    b: np.ndarray | None = None
+    bonus: np.ndarray | None = None
+    team: np.ndarray | None = None
 
 
-def seat_session(plan, s: int, key, session_index: int) -> Seating:
-    """Lay out session ``s`` of a ``world.SessionPlan`` with its movement.
+class LayoutRows(NamedTuple):
+    """Rows of L layouts, packed (struct of arrays): layout l owns rows [start[l], start[l+1]) and
+    travellers [rank_start[l], rank_start[l+1]) (``rank``: each one's (round, board, table) position)."""
 
-    key: the replicate key (uint64); session_index: the session's index in
-    the replicate (labels the online room's random stream).
+    start: np.ndarray  # int64 (L+1)
+    round: np.ndarray  # int32
+    table: np.ndarray  # int32
+    ns: np.ndarray  # int64: NS entry, offset within the session
+    ew: np.ndarray  # int64
+    first_board: np.ndarray  # int32
+    n_boards: np.ndarray  # int64
+    rank_start: np.ndarray  # int64 (L+1)
+    rank: np.ndarray  # int64
+
+
+class SessionRows(NamedTuple):
+    """Seating rows (R) of a chunk's sessions: session s owns [start[s], start[s+1]); fields as
+    ``LayoutRows`` (the same names and order as ``simulate.play.Rows``)."""
+
+    start: np.ndarray
+    round: np.ndarray
+    table: np.ndarray
+    ns: np.ndarray
+    ew: np.ndarray
+    first_board: np.ndarray
+    n_boards: np.ndarray
+
+
+@dataclass
+class Seated:
+    """A chunk's sessions seated (S sessions, E entries, R rows, T travellers), struct of arrays.
+
+    kind, winners, n_boards, names: as written in ``Results``; swiss: paired
+    while playing (``swiss_rounds`` rounds of ``swiss_bpr`` boards);
+    entry_start (S+1) and entry_a/b/bonus/team: the sessions' pair entries
+    (the plan's, or for the online room the pairs formed); rows:
+    ``SessionRows`` (empty for Swiss sessions); trav_start (S+1): travellers
+    of session s are written (row by row, boards in order) from
+    trav_start[s]; order (T): the written traveller at each position of the
+    (session, round, board, table) order.
     """
-    lo, hi = plan.entry_start[s], plan.entry_start[s + 1]
-    a, b, bonus, team = plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], plan.team[lo:hi]
-    kind, boards, winners = int(plan.kind[s]), int(plan.boards[s]), int(plan.winners[s])
-    if movement(kind).seating == SEAT_ROOM:
-        return seat_online(a, b, bonus, boards, int(plan.boards_per_round[s]) or 2, key, session_index)
-    teams = movement(kind).is_team
-    n = int(team.max()) + 1 if teams else len(a)
+
+    kind: np.ndarray
+    winners: np.ndarray
+    n_boards: np.ndarray
+    names: np.ndarray
+    swiss: np.ndarray
+    swiss_rounds: np.ndarray
+    swiss_bpr: np.ndarray
+    entry_start: np.ndarray
+    entry_a: np.ndarray
+    entry_b: np.ndarray
+    entry_bonus: np.ndarray
+    entry_team: np.ndarray
+    rows: SessionRows
+    trav_start: np.ndarray
+    order: np.ndarray
+    any_online: bool
+
+
+def seat_sessions(plan, key, session_index) -> Seated:
+    """Lay out every session of a ``world.SessionPlan`` with its movement.
+
+    key: the replicate key (uint64); session_index: int64 (S), each
+    session's index in the replicate (labels the online room's random
+    stream).  Python work grows with the distinct layouts of the chunk (and
+    its online sessions), not with its sessions.
+    """
+    S = plan.n_sessions
+    kind = np.asarray(plan.kind, np.int64)
+    entry_start = np.asarray(plan.entry_start, np.int64)
+    n = _entrants(kind, entry_start, plan.team)
+    room = _IS_ROOM[kind]
+    layouts: list[Seating] = []
+    session_layout = np.zeros(S, np.int64)
+    fixed = np.flatnonzero(~room)
+    if len(fixed):
+        keys = np.stack([kind[fixed], n[fixed], plan.boards[fixed], plan.winners[fixed]], axis=1).astype(np.int64)
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+        layouts += [layout_seating(*(int(v) for v in k)) for k in uniq]
+        session_layout[fixed] = inverse.ravel()
+    online = np.flatnonzero(room)
+    for s in online:  # the online room draws its seating afresh each session
+        lo, hi = entry_start[s], entry_start[s + 1]
+        session_layout[s] = len(layouts)
+        layouts.append(seat_online(plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], int(plan.boards[s]),
+                                   int(plan.boards_per_round[s]) or 2, key, session_index[s]))
+    table = _layout_rows(layouts)
+    row_start, cols, trav_start, order = lay_out_sessions(session_layout, table)
+    pick = lambda f, dt: np.array([getattr(x, f) for x in layouts], dt)[session_layout]  # noqa: E731
+    if len(online):
+        entry_start, a, b, bonus, team = _online_entries(plan, online, [layouts[session_layout[s]] for s in online])
+    else:
+        a, b, bonus, team = plan.a, plan.b, plan.bonus, plan.team
+    swiss_rounds = pick("swiss_rounds", np.int64)
+    return Seated(kind=pick("kind", np.int8), winners=pick("winners", np.int8), n_boards=pick("n_boards", np.int32),
+                  names=pick("name", object), swiss=swiss_rounds > 0, swiss_rounds=swiss_rounds,
+                  swiss_bpr=pick("bpr", np.int64), entry_start=entry_start, entry_a=a, entry_b=b,
+                  entry_bonus=bonus, entry_team=team, rows=SessionRows(row_start, *cols), trav_start=trav_start,
+                  order=order, any_online=bool(len(online)))
+
+
+def _entrants(kind, entry_start, team) -> np.ndarray:
+    """Entrants of each session: its pairs, or its teams (highest team number + 1) in team kinds."""
+    n = np.diff(entry_start)
+    if _IS_TEAM[kind].any():
+        top = np.full(len(n), -1, np.int64)
+        np.maximum.at(top, np.repeat(np.arange(len(n)), n), np.asarray(team, np.int64))
+        n = np.where(_IS_TEAM[kind], top + 1, n)
+    return n
+
+
+def _online_entries(plan, online, seats):
+    """The chunk's entries with each online session's entries replaced by the pairs formed in its room."""
+    parts, start, cursor = [], [0], 0
+    S = plan.n_sessions
+    for s in range(S):
+        lo, hi = plan.entry_start[s], plan.entry_start[s + 1]
+        parts.append((plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], plan.team[lo:hi]))
+    for s, x in zip(online, seats):
+        parts[s] = (x.a, x.b, x.bonus, x.team)
+    for p in parts:
+        cursor += len(p[0])
+        start.append(cursor)
+    cat = lambda i, dt: np.concatenate([p[i] for p in parts]).astype(dt) if parts else np.zeros(0, dt)  # noqa: E731
+    return (np.array(start, np.int64), cat(0, np.int32), cat(1, np.int32), cat(2, np.float64), cat(3, np.int32))
+
+
+def _layout_rows(layouts: list) -> LayoutRows:
+    """The layouts' rows and ranks packed for ``lay_out_sessions``."""
+    L = len(layouts)
+    rows = np.concatenate([x.rows for x in layouts]) if L else np.zeros((0, 6), np.int64)
+    start = np.zeros(L + 1, np.int64)
+    np.cumsum([len(x.rows) for x in layouts], out=start[1:])
+    rank_start = np.zeros(L + 1, np.int64)
+    np.cumsum([len(x.rank) for x in layouts], out=rank_start[1:])
+    rank = np.concatenate([x.rank for x in layouts]).astype(np.int64) if L else np.zeros(0, np.int64)
+    return LayoutRows(start, rows[:, 0].astype(np.int32), rows[:, 1].astype(np.int32), rows[:, 2].copy(),
+                      rows[:, 3].copy(), rows[:, 4].astype(np.int32), rows[:, 5].copy(), rank_start, rank)
+
+
+@kernel
+def lay_out_sessions(session_layout, layouts):
+    """Every session's rows and traveller order from its layout (``LayoutRows``), packed in session order.
+
+    Returns (row_start (S+1), (round, table, ns, ew, first_board, n_boards)
+    of the R rows, trav_start (S+1), order (T)): session s owns rows
+    [row_start[s], row_start[s+1]) and writes its travellers from
+    trav_start[s]; order[p] is the written traveller at position p of the
+    (session, round, board, table) order.
+    """
+    S = session_layout.shape[0]
+    row_start = np.zeros(S + 1, np.int64)
+    trav_start = np.zeros(S + 1, np.int64)
+    for s in range(S):
+        lay = session_layout[s]
+        row_start[s + 1] = row_start[s] + layouts.start[lay + 1] - layouts.start[lay]
+        trav_start[s + 1] = trav_start[s] + layouts.rank_start[lay + 1] - layouts.rank_start[lay]
+    R, T = row_start[S], trav_start[S]
+    rnd, table = np.empty(R, np.int32), np.empty(R, np.int32)
+    ns, ew = np.empty(R, np.int64), np.empty(R, np.int64)
+    first, boards = np.empty(R, np.int32), np.empty(R, np.int64)
+    order = np.empty(T, np.int64)
+    for s in range(S):
+        lay = session_layout[s]
+        src, dst = layouts.start[lay], row_start[s]
+        for i in range(row_start[s + 1] - dst):
+            rnd[dst + i] = layouts.round[src + i]
+            table[dst + i] = layouts.table[src + i]
+            ns[dst + i] = layouts.ns[src + i]
+            ew[dst + i] = layouts.ew[src + i]
+            first[dst + i] = layouts.first_board[src + i]
+            boards[dst + i] = layouts.n_boards[src + i]
+        src, t0 = layouts.rank_start[lay], trav_start[s]
+        for i in range(trav_start[s + 1] - t0):
+            order[t0 + layouts.rank[src + i]] = t0 + i
+    return row_start, (rnd, table, ns, ew, first, boards), trav_start, order
+
+
+_SEATINGS: dict = {}
+
+
+def layout_seating(kind: int, n: int, boards: int, winners: int) -> Seating:
+    """The ``Seating`` of a (kind, entrants, target boards, winners) field: its layout rule's movement, memoised.
+
+    Swiss kinds get their size only (no rows; travellers in written order).
+    """
+    key = (kind, n, boards, winners)
+    hit = _SEATINGS.get(key)
+    if hit is not None:
+        return hit
     layout = choose_layout(kind, n, boards, winners)
     m = movement(layout.code)
     if m.seating == SEAT_STANDINGS:
         rounds, bpr = dict(layout.options)["rounds"], layout.boards
         tables = (n // 2) * (2 if m.is_team else 1)
         n_trav = rounds * tables * bpr
-        return Seating(m.code, f"{m.name}:{n}{m.entrants}-{rounds}x{bpr}", m.winners, rounds * bpr, a, b, bonus, team,
-                       np.zeros((0, 6), np.int64), n_trav, np.arange(n_trav), rounds, bpr)
-    rows, name, win, n_boards, skind, rank = static_template(layout)
-    return Seating(skind, name, win, n_boards, a, b, bonus, team, rows, len(rank), rank)
+        rank = np.arange(n_trav, dtype=np.int64)
+        rank.setflags(write=False)
+        hit = Seating(m.code, f"{m.name}:{n}{m.entrants}-{rounds}x{bpr}", m.winners, rounds * bpr,
+                      np.zeros((0, 6), np.int64), n_trav, rank, rounds, bpr)
+    else:
+        rows, name, win, n_boards, skind, rank = static_template(layout)
+        hit = Seating(skind, name, win, n_boards, rows, len(rank), rank)
+    _SEATINGS[key] = hit
+    return hit
 
 
 _TEMPLATES: dict = {}
@@ -151,5 +341,5 @@ def seat_online(a, b, bonus, boards, bpr, key, session_index) -> Seating:
     pairs = np.array(list(pair_id), np.int64).reshape(-1, 2)
     pb = np.array([bonus_of.get(tuple(p), 0.0) for p in pairs.tolist()])
     rows = np.array(rows, np.int64).reshape(-1, 6)
-    return Seating(KIND_ONLINE, f"online:{len(a)}entries-{rounds}x{bpr}", 1, rounds * bpr, pairs[:, 0], pairs[:, 1],
-                   pb, np.full(len(pairs), -1, np.int32), rows, len(rows) * bpr, written_rank(rows))
+    return Seating(KIND_ONLINE, f"online:{len(a)}entries-{rounds}x{bpr}", 1, rounds * bpr, rows, len(rows) * bpr,
+                   written_rank(rows), a=pairs[:, 0], b=pairs[:, 1], bonus=pb, team=np.full(len(pairs), -1, np.int32))

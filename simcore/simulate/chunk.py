@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.movements.registry import SEAT_ROOM, kind_flags
-from simcore.movements.seating import seat_session
+from simcore.movements.registry import kind_flags
+from simcore.movements.seating import Seated, seat_sessions
 from simcore.results import CardPlay, Results, ScoredResults
 from simcore.rng import child_key
 from simcore.scoring import score_results
@@ -36,7 +36,6 @@ from simcore.world import plan_sessions, strength_on
 
 SWISS_BUTLER_TRIM = 1  # IMP Swiss pairs standings: scores dropped from each end of a board's Butler datum
 _IS_TEAM = np.array(kind_flags(lambda m: m.is_team))
-_IS_ROOM = np.array(kind_flags(lambda m: m.seating == SEAT_ROOM))
 
 
 @dataclass
@@ -56,30 +55,6 @@ class Chunk:
     def n_sessions(self) -> int:
         """Sessions played in the chunk (a correction republishes one: not counted)."""
         return int((self.results.session_replaces < 0).sum())
-
-
-@dataclass
-class _Laid:
-    """The chunk's sessions seated, as packed arrays (S sessions, E entries, R rows, T travellers)."""
-
-    kind: np.ndarray
-    winners: np.ndarray
-    n_boards: np.ndarray
-    names: list
-    swiss: np.ndarray  # bool (S): paired while playing
-    swiss_rounds: np.ndarray
-    swiss_bpr: np.ndarray
-    entry_start: np.ndarray  # (S+1)
-    entry_count: np.ndarray
-    entry_a: np.ndarray
-    entry_b: np.ndarray
-    entry_bonus: np.ndarray
-    entry_team: np.ndarray
-    row_count: np.ndarray  # (S)
-    rows: np.ndarray  # (R, 6) of the static sessions
-    trav_start: np.ndarray  # (S+1)
-    rank: np.ndarray  # (T) written position → final position within its session
-    any_online: bool
 
 
 class PassA(NamedTuple):
@@ -207,105 +182,68 @@ def play_plan(plan, strength, week_of, session_index, setup: PassA, players, pla
     players, player_names: as ``simulate_chunk``; venue_names: the
     ``club_names`` of the Results.
     """
-    S = plan.n_sessions
-    laid = _lay_out(plan, [seat_session(plan, s, setup.key, session_index[s]) for s in range(S)])
-    T = int(laid.trav_start[-1])
+    seated = seat_sessions(plan, setup.key, np.asarray(session_index, np.int64))
+    T = int(seated.trav_start[-1])
     out = Travellers(round=np.empty(T, np.int32), board=np.empty(T, np.int32), table=np.empty(T, np.int32),
                      ns=np.empty((T, 2), np.int32), ew=np.empty((T, 2), np.int32), score=np.empty(T, np.int32))
     P = strength.shape[1]
     offset = np.zeros(P) if setup.card_offset is None else np.ascontiguousarray(setup.card_offset, np.float64)
     card = CardTotals(np.zeros(P, np.int64), np.zeros(P), offset)
-    _play(laid, plan, session_index, week_of, strength, setup, out, card)
-    return _results(plan, laid, out, session_index, players, player_names, venue_names), card
+    _play(seated, plan, session_index, week_of, strength, setup, out, card)
+    return _results(plan, seated, out, session_index, players, player_names, venue_names), card
 
 
-def _lay_out(plan, seats) -> _Laid:
-    """Pack the seated sessions' kinds, entries, rows and traveller counts into arrays."""
-    S = len(seats)
-    kinds = np.empty(S, np.int8)
-    winners = np.empty(S, np.int8)
-    n_boards = np.empty(S, np.int32)
-    e_count = np.empty(S, np.int64)
-    r_count = np.empty(S, np.int64)
-    trav_per_session = np.empty(S, np.int64)
-    swiss = np.zeros(S, bool)
-    swiss_rounds = np.zeros(S, np.int64)
-    swiss_bpr = np.zeros(S, np.int64)
-    names, row_parts, rank_parts, any_online = [], [], [], False
-    for i, x in enumerate(seats):
-        kinds[i], winners[i], n_boards[i] = x.kind, x.winners, x.n_boards
-        e_count[i], r_count[i], trav_per_session[i] = len(x.a), len(x.rows), x.n_travellers
-        names.append(x.name)
-        if x.swiss_rounds:
-            swiss[i], swiss_rounds[i], swiss_bpr[i] = True, x.swiss_rounds, x.bpr
-        else:
-            row_parts.append(x.rows)
-        rank_parts.append(x.rank)
-        any_online |= bool(_IS_ROOM[x.kind])
-    entry_start = np.zeros(S + 1, np.int64)
-    np.cumsum(e_count, out=entry_start[1:])
-    if any_online:  # the online room re-pairs its players: its entries are the pairs formed
-        cat = lambda f, dt: np.concatenate([getattr(x, f) for x in seats]).astype(dt)  # noqa: E731
-        entry_a, entry_b = cat("a", np.int32), cat("b", np.int32)
-        entry_bonus, entry_team = cat("bonus", np.float64), cat("team", np.int32)
-    else:
-        entry_a, entry_b, entry_bonus, entry_team = plan.a, plan.b, plan.bonus, plan.team
-    trav_start = np.zeros(S + 1, np.int64)
-    np.cumsum(trav_per_session, out=trav_start[1:])
-    rows = np.concatenate(row_parts) if row_parts else np.zeros((0, 6), np.int64)
-    rank = np.concatenate(rank_parts) if S else np.zeros(0, np.int64)
-    return _Laid(kinds, winners, n_boards, names, swiss, swiss_rounds, swiss_bpr, entry_start, e_count, entry_a,
-                 entry_b, entry_bonus, entry_team, r_count, rows, trav_start, rank, any_online)
-
-
-def _play(laid: _Laid, plan, session_index, week_of, strength, setup: PassA, out, card) -> None:
+def _play(seated: Seated, plan, session_index, week_of, strength, setup: PassA, out, card) -> None:
     """Play the static sessions from their rows and the Swiss sessions round by round, into ``out``."""
     m, pool = setup.model, setup.pool
     deals = Deals(pool.scores, pool.thresholds, pool.n_deals)
     model = PlayModel(setup.form_sd, m.alpha, m.sigma_slope, m.sigma_floor, setup.card_play, m.imps_lost_base,
                       m.imps_lost_slope, m.imps_lost_floor, m.dummy_share, SWISS_BUTLER_TRIM)
-    S = len(laid.kind)
-    entry_start, trav_start, rows = laid.entry_start, laid.trav_start, laid.rows
-    static = ~laid.swiss
-    if static.any():
+    x = seated
+    S = len(x.kind)
+    entry_start, trav_start = x.entry_start, x.trav_start
+    static = ~x.swiss
+    if static.all():  # the common case: every session from its rows, nothing to select
+        sessions = Sessions(np.asarray(session_index, np.int64), week_of, x.n_boards, entry_start, trav_start[:-1])
+        play_sessions(setup.key, sessions, _entries(x, slice(None)), Rows(*x.rows), strength, deals, model, out,
+                      card)
+    elif static.any():
         idx = np.flatnonzero(static)
-        rs = np.zeros(len(idx) + 1, np.int64)
-        np.cumsum(laid.row_count[idx], out=rs[1:])
-        ents = _take_ranges(entry_start, idx) if len(idx) < S or laid.any_online else slice(None)
-        sessions = Sessions(session_index[idx], week_of[idx], laid.n_boards[idx], _sub_starts(entry_start, idx),
+        r = x.rows
+        rs = _sub_starts(r.start, idx)
+        take = _take_ranges(r.start, idx)
+        sessions = Sessions(session_index[idx], week_of[idx], x.n_boards[idx], _sub_starts(entry_start, idx),
                             trav_start[idx])
-        seats = Rows(rs, rows[:, 0].astype(np.int32), rows[:, 1].astype(np.int32), rows[:, 2], rows[:, 3],
-                     rows[:, 4].astype(np.int32), rows[:, 5])
-        play_sessions(setup.key, sessions, _entries(laid, ents), seats, strength, deals, model, out, card)
-    if laid.swiss.any():
-        idx = np.flatnonzero(laid.swiss)
-        sessions = SwissSessions(session_index[idx], week_of[idx], _IS_TEAM[laid.kind[idx]], plan.scoring[idx] != 0,
-                                 laid.swiss_rounds[idx], laid.swiss_bpr[idx], _sub_starts(entry_start, idx),
+        seats = Rows(rs, r.round[take], r.table[take], r.ns[take], r.ew[take], r.first_board[take],
+                     r.n_boards[take])
+        play_sessions(setup.key, sessions, _entries(x, _take_ranges(entry_start, idx)), seats, strength, deals,
+                      model, out, card)
+    if x.swiss.any():
+        idx = np.flatnonzero(x.swiss)
+        sessions = SwissSessions(session_index[idx], week_of[idx], _IS_TEAM[x.kind[idx]], plan.scoring[idx] != 0,
+                                 x.swiss_rounds[idx], x.swiss_bpr[idx], _sub_starts(entry_start, idx),
                                  trav_start[idx])
-        play_swiss_sessions(setup.key, sessions, _entries(laid, _take_ranges(entry_start, idx)), strength, deals,
+        play_swiss_sessions(setup.key, sessions, _entries(x, _take_ranges(entry_start, idx)), strength, deals,
                             model, out, card)
 
 
-def _entries(laid: _Laid, ents) -> Entries:
-    return Entries(laid.entry_a[ents], laid.entry_b[ents], laid.entry_bonus[ents], laid.entry_team[ents])
+def _entries(seated: Seated, ents) -> Entries:
+    x = seated
+    return Entries(x.entry_a[ents], x.entry_b[ents], x.entry_bonus[ents], x.entry_team[ents])
 
 
-def _results(plan, laid: _Laid, out, session_index, players, player_names, venue_names) -> Results:
+def _results(plan, seated: Seated, out, session_index, players, player_names, venue_names) -> Results:
     """The played travellers in (session, round, board, table) order, with the sessions, teams and players."""
-    S = len(laid.kind)
-    T = int(laid.trav_start[-1])
-    per_session = np.diff(laid.trav_start)
-    trav_session = np.repeat(np.arange(S, dtype=np.int32), per_session)
-    # travellers into (session, round, board, table) order: each session's written order ranks
-    dest = laid.rank + np.repeat(laid.trav_start[:-1], per_session) if T else np.zeros(0, np.int64)
-    order = np.empty(T, np.int64)
-    order[dest] = np.arange(T)
-    team_session, team_players, team_names = _teams(laid, session_index)
+    x = seated
+    S = len(x.kind)
+    trav_session = np.repeat(np.arange(S, dtype=np.int32), np.diff(x.trav_start))
+    order = x.order
+    team_session, team_players, team_names = _teams(x, session_index)
     return Results(
         session_names=np.array([f"S{i}" for i in session_index], object), session_day=plan.day,
         session_club=plan.venue, session_event=plan.event, session_scoring=plan.scoring,
-        session_winners=laid.winners, session_kind=laid.kind, session_movement=np.array(laid.names, object),
-        session_boards=laid.n_boards, trav_session=trav_session[order], trav_round=out.round[order],
+        session_winners=x.winners, session_kind=x.kind, session_movement=x.names,
+        session_boards=x.n_boards, trav_session=trav_session, trav_round=out.round[order],
         trav_board=out.board[order], trav_table=out.table[order], trav_ns=out.ns[order],
         trav_ew=out.ew[order], trav_ns_score=out.score[order],
         team_session=team_session, team_players=team_players, team_names=team_names,
@@ -314,26 +252,21 @@ def _results(plan, laid: _Laid, out, session_index, players, player_names, venue
         session_scored_on=plan.scored_on)
 
 
-def _teams(laid: _Laid, session_index):
+def _teams(seated: Seated, session_index):
     """(team_session, team_players (M, 4), team_names) of the team sessions: a team's two pairs are adjacent."""
-    is_team = _IS_TEAM[laid.kind]
-    team_first = _team_firsts(laid.entry_team, laid.entry_start, is_team)
-    team_session = np.repeat(np.arange(len(laid.kind)), laid.entry_count)[team_first].astype(np.int32)
-    a, b = laid.entry_a, laid.entry_b
+    x = seated
+    count = np.diff(x.entry_start)
+    session_of = np.repeat(np.arange(len(x.kind)), count)
+    offset = np.arange(len(session_of)) - np.repeat(x.entry_start[:-1], count)
+    # each team's first pair: the even offsets of team sessions
+    team_first = np.flatnonzero(_IS_TEAM[x.kind][session_of] & (offset % 2 == 0)).astype(np.int64)
+    team_session = session_of[team_first].astype(np.int32)
+    a, b = x.entry_a, x.entry_b
     team_players = np.stack([a[team_first], b[team_first], a[team_first + 1], b[team_first + 1]],
                             axis=1).astype(np.int32) if len(team_first) else np.zeros((0, 4), np.int32)
-    team_names = np.array([f"S{session_index[s]}-T{laid.entry_team[f] + 1}" for s, f in zip(team_session, team_first)],
+    team_names = np.array([f"S{session_index[s]}-T{x.entry_team[f] + 1}" for s, f in zip(team_session, team_first)],
                           object)
     return team_session, team_players, team_names
-
-
-def _team_firsts(entry_team, entry_start, is_team) -> np.ndarray:
-    """Entry index of each team's first pair in team sessions (a team's pairs are adjacent)."""
-    firsts = []
-    for s in np.flatnonzero(is_team):
-        lo, hi = entry_start[s], entry_start[s + 1]
-        firsts.append(lo + np.arange(0, hi - lo, 2))
-    return np.concatenate(firsts).astype(np.int64) if firsts else np.zeros(0, np.int64)
 
 
 def _sub_starts(starts: np.ndarray, idx: np.ndarray) -> np.ndarray:

@@ -42,3 +42,22 @@ def online_seat_round(singles, fixed_a, fixed_b, stream):
         j = int(stream.uniform() * (i + 1))
         pairs[i], pairs[j] = pairs[j], pairs[i]
     return [(*pairs[2 * t], *pairs[2 * t + 1]) for t in range(len(pairs) // 2)]
+
+
+def lay_out_sessions(session_layout, layouts):
+    """Reference ``seating.lay_out_sessions``: (rows per session, travellers' order), one session at a time.
+
+    layouts: [(rows [(round, table, ns, ew, first board, boards)], rank [(round, board, table) position of
+    each written traveller])].  Returns ([rows of every session, in session order], order): order[p] is the
+    written traveller at position p of the (session, round, board, table) order.
+    """
+    rows, order, written = [], [], 0
+    for lay in session_layout:
+        lay_rows, rank = layouts[lay]
+        rows += [tuple(r) for r in lay_rows]
+        mine = [None] * len(rank)
+        for t, position in enumerate(rank):
+            mine[position] = written + t
+        order += mine
+        written += len(rank)
+    return rows, order
