@@ -359,10 +359,10 @@ def test_lay_out_sessions_matches_reference(seed, n_layouts, n_sessions):
         T = int(rows[:, 5].sum()) if R else int(rng.integers(0, 5))  # a Swiss layout: travellers, no rows
         layouts.append(Seating(0, "x", 2, 1, rows, T, rng.permutation(T).astype(np.int64)))
     session_layout = rng.integers(0, n_layouts, n_sessions).astype(np.int64)
-    row_start, cols, trav_start, order = lay_out_sessions(session_layout, _layout_rows(layouts))
-    want_rows, want_order = naive.lay_out_sessions(session_layout.tolist(),
+    row_start, cols, trav_start, dest = lay_out_sessions(session_layout, _layout_rows(layouts))
+    want_rows, want_dest = naive.lay_out_sessions(session_layout.tolist(),
                                                    [(x.rows.tolist(), x.rank.tolist()) for x in layouts])
     assert list(zip(*(c.tolist() for c in cols))) == want_rows
-    assert order.tolist() == want_order
+    assert dest.tolist() == want_dest
     assert np.diff(row_start).tolist() == [len(layouts[k].rows) for k in session_layout]
     assert np.diff(trav_start).tolist() == [len(layouts[k].rank) for k in session_layout]

@@ -61,7 +61,8 @@ def test_play_sessions_matches_reference(pool, seed, key, card_play):
                      np.empty((T, 2), np.int32), np.empty(T, np.int32))
     offset = rng.normal(0, 4, P)
     card = CardTotals(np.zeros(P, np.int64), np.zeros(P), offset)
-    play_sessions(np.uint64(key), sessions, entries, seats, strength, Deals(pool.scores, pool.thresholds,
+    dest = rng.permutation(T).astype(np.int64)  # where each written traveller is stored
+    play_sessions(np.uint64(key), sessions, entries, seats, dest, strength, Deals(pool.scores, pool.thresholds,
                   pool.n_deals), model, out, card)
     want_boards, want_imps = np.zeros(P, np.int64), np.zeros(P)
     for s, x in enumerate(sess):
@@ -71,7 +72,7 @@ def test_play_sessions_matches_reference(pool, seed, key, card_play):
                                           offset.tolist() if card_play else None)
         lo = trav_start[s]
         got = [(int(out.round[t]), int(out.board[t]), int(out.table[t]), tuple(out.ns[t].tolist()),
-                tuple(out.ew[t].tolist()), int(out.score[t])) for t in range(lo, lo + len(trav))]
+                tuple(out.ew[t].tolist()), int(out.score[t])) for t in dest[lo:lo + len(trav)]]
         assert got == trav
         for p, (n, lost) in totals.items():
             want_boards[p] += n

@@ -106,8 +106,8 @@ class Seated:
     (the plan's, or for the online room the pairs formed); rows:
     ``SessionRows`` (empty for Swiss sessions); trav_start (S+1): travellers
     of session s are written (row by row, boards in order) from
-    trav_start[s]; order (T): the written traveller at each position of the
-    (session, round, board, table) order.
+    trav_start[s]; dest (T): the (session, round, board, table) position of
+    each traveller in the order it is written.
     """
 
     kind: np.ndarray
@@ -124,7 +124,7 @@ class Seated:
     entry_team: np.ndarray
     rows: SessionRows
     trav_start: np.ndarray
-    order: np.ndarray
+    dest: np.ndarray
     any_online: bool
 
 
@@ -156,7 +156,7 @@ def seat_sessions(plan, key, session_index) -> Seated:
         layouts.append(seat_online(plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], int(plan.boards[s]),
                                    int(plan.boards_per_round[s]) or 2, key, session_index[s]))
     table = _layout_rows(layouts)
-    row_start, cols, trav_start, order = lay_out_sessions(session_layout, table)
+    row_start, cols, trav_start, dest = lay_out_sessions(session_layout, table)
     pick = lambda f, dt: np.array([getattr(x, f) for x in layouts], dt)[session_layout]  # noqa: E731
     if len(online):
         entry_start, a, b, bonus, team = _online_entries(plan, online, [layouts[session_layout[s]] for s in online])
@@ -167,7 +167,7 @@ def seat_sessions(plan, key, session_index) -> Seated:
                   names=pick("name", object), swiss=swiss_rounds > 0, swiss_rounds=swiss_rounds,
                   swiss_bpr=pick("bpr", np.int64), entry_start=entry_start, entry_a=a, entry_b=b,
                   entry_bonus=bonus, entry_team=team, rows=SessionRows(row_start, *cols), trav_start=trav_start,
-                  order=order, any_online=bool(len(online)))
+                  dest=dest, any_online=bool(len(online)))
 
 
 def _entrants(kind, entry_start, team) -> np.ndarray:
@@ -214,9 +214,9 @@ def lay_out_sessions(session_layout, layouts):
     """Every session's rows and traveller order from its layout (``LayoutRows``), packed in session order.
 
     Returns (row_start (S+1), (round, table, ns, ew, first_board, n_boards)
-    of the R rows, trav_start (S+1), order (T)): session s owns rows
+    of the R rows, trav_start (S+1), dest (T)): session s owns rows
     [row_start[s], row_start[s+1]) and writes its travellers from
-    trav_start[s]; order[p] is the written traveller at position p of the
+    trav_start[s]; dest[t] is the position of written traveller t in the
     (session, round, board, table) order.
     """
     S = session_layout.shape[0]
@@ -230,7 +230,7 @@ def lay_out_sessions(session_layout, layouts):
     rnd, table = np.empty(R, np.int32), np.empty(R, np.int32)
     ns, ew = np.empty(R, np.int64), np.empty(R, np.int64)
     first, boards = np.empty(R, np.int32), np.empty(R, np.int64)
-    order = np.empty(T, np.int64)
+    dest = np.empty(T, np.int64)
     for s in range(S):
         lay = session_layout[s]
         src, dst = layouts.start[lay], row_start[s]
@@ -243,8 +243,8 @@ def lay_out_sessions(session_layout, layouts):
             boards[dst + i] = layouts.n_boards[src + i]
         src, t0 = layouts.rank_start[lay], trav_start[s]
         for i in range(trav_start[s + 1] - t0):
-            order[t0 + layouts.rank[src + i]] = t0 + i
-    return row_start, (rnd, table, ns, ew, first, boards), trav_start, order
+            dest[t0 + i] = t0 + layouts.rank[src + i]
+    return row_start, (rnd, table, ns, ew, first, boards), trav_start, dest
 
 
 _SEATINGS: dict = {}

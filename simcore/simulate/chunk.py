@@ -200,31 +200,18 @@ def _play(seated: Seated, plan, session_index, week_of, strength, setup: PassA, 
     model = PlayModel(setup.form_sd, m.alpha, m.sigma_slope, m.sigma_floor, setup.card_play, m.imps_lost_base,
                       m.imps_lost_slope, m.imps_lost_floor, m.dummy_share, SWISS_BUTLER_TRIM)
     x = seated
-    S = len(x.kind)
     entry_start, trav_start = x.entry_start, x.trav_start
-    static = ~x.swiss
-    if static.all():  # the common case: every session from its rows, nothing to select
+    if not x.swiss.all():  # every static session from its rows (Swiss sessions have none: skipped)
         sessions = Sessions(np.asarray(session_index, np.int64), week_of, x.n_boards, entry_start, trav_start[:-1])
-        play_sessions(setup.key, sessions, _entries(x, slice(None)), Rows(*x.rows), strength, deals, model, out,
-                      card)
-    elif static.any():
-        idx = np.flatnonzero(static)
-        r = x.rows
-        rs = _sub_starts(r.start, idx)
-        take = _take_ranges(r.start, idx)
-        sessions = Sessions(session_index[idx], week_of[idx], x.n_boards[idx], _sub_starts(entry_start, idx),
-                            trav_start[idx])
-        seats = Rows(rs, r.round[take], r.table[take], r.ns[take], r.ew[take], r.first_board[take],
-                     r.n_boards[take])
-        play_sessions(setup.key, sessions, _entries(x, _take_ranges(entry_start, idx)), seats, strength, deals,
-                      model, out, card)
+        play_sessions(setup.key, sessions, _entries(x, slice(None)), Rows(*x.rows), x.dest, strength, deals, model,
+                      out, card)
     if x.swiss.any():
         idx = np.flatnonzero(x.swiss)
         sessions = SwissSessions(session_index[idx], week_of[idx], _IS_TEAM[x.kind[idx]], plan.scoring[idx] != 0,
                                  x.swiss_rounds[idx], x.swiss_bpr[idx], _sub_starts(entry_start, idx),
                                  trav_start[idx])
-        play_swiss_sessions(setup.key, sessions, _entries(x, _take_ranges(entry_start, idx)), strength, deals,
-                            model, out, card)
+        play_swiss_sessions(setup.key, sessions, _entries(x, _take_ranges(entry_start, idx)), x.dest, strength,
+                            deals, model, out, card)
 
 
 def _entries(seated: Seated, ents) -> Entries:
@@ -237,15 +224,13 @@ def _results(plan, seated: Seated, out, session_index, players, player_names, ve
     x = seated
     S = len(x.kind)
     trav_session = np.repeat(np.arange(S, dtype=np.int32), np.diff(x.trav_start))
-    order = x.order
     team_session, team_players, team_names = _teams(x, session_index)
     return Results(
         session_names=np.array([f"S{i}" for i in session_index], object), session_day=plan.day,
         session_club=plan.venue, session_event=plan.event, session_scoring=plan.scoring,
         session_winners=x.winners, session_kind=x.kind, session_movement=x.names,
-        session_boards=x.n_boards, trav_session=trav_session, trav_round=out.round[order],
-        trav_board=out.board[order], trav_table=out.table[order], trav_ns=out.ns[order],
-        trav_ew=out.ew[order], trav_ns_score=out.score[order],
+        session_boards=x.n_boards, trav_session=trav_session, trav_round=out.round,
+        trav_board=out.board, trav_table=out.table, trav_ns=out.ns, trav_ew=out.ew, trav_ns_score=out.score,
         team_session=team_session, team_players=team_players, team_names=team_names,
         player_names=player_names, player_member=players.member, player_at_start=players.at_start,
         player_initial_grade=players.initial_grade, club_names=np.array(venue_names, object),

@@ -131,16 +131,19 @@ class CardTotals(NamedTuple):
 
 
 @kernel
-def play_sessions(key, sessions, entries, rows, strength, deals, model, out, card):
+def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, out, card):
     """Play every session of a chunk from its rows.
 
     sessions: ``Sessions``; entries: ``Entries`` (b = -1 only before the
     online room's seating; never here); rows: ``Rows``; strength: float64
     (W, P) true strengths at the start of each week; deals: ``Deals``;
-    model: ``PlayModel``.  Travellers of session s are written to ``out``
-    (``Travellers``) from sessions.trav_start[s] in row order, boards in
-    order within a row (the caller sorts them into (round, board, table)
-    order).  card (``CardTotals``) is added to when ``model.card_play``.
+    model: ``PlayModel``.  Session s writes its travellers in row order,
+    boards in order within a row, numbered from sessions.trav_start[s];
+    traveller t is stored at ``out[dest[t]]`` (``Travellers``; dest int64:
+    its (session, round, board, table) position, from
+    ``movements.seating``, so nobody sorts them afterwards).  A session
+    without rows (Swiss: paired while playing, ``play_swiss_sessions``) is
+    skipped.  card (``CardTotals``) is added to when ``model.card_play``.
     """
     st = np.empty(1, np.uint64)
     max_entries = 1
@@ -152,6 +155,8 @@ def play_sessions(key, sessions, entries, rows, strength, deals, model, out, car
     pair_boards = np.empty(max_entries, np.int64)
     codes = np.empty(max_boards + 1, np.int64)
     for s in range(sessions.index.shape[0]):
+        if rows.start[s] == rows.start[s + 1]:
+            continue
         seed_stream(st, key, _PLAY_SALT, sessions.index[s])
         t_row = strength[sessions.week[s]]
         e0, e1 = sessions.entry_start[s], sessions.entry_start[s + 1]
@@ -167,12 +172,12 @@ def play_sessions(key, sessions, entries, rows, strength, deals, model, out, car
                 board = rows.first_board[r] + k
                 score = draw_ns_score(deals.scores, deals.thresholds, codes[board], s_ns, s_ew, model.alpha,
                                       sigma, st)
-                _write(out, t, rows.round[r], board, rows.table[r], entries, e0 + ns, e0 + ew, score)
+                _write(out, dest[t], rows.round[r], board, rows.table[r], entries, e0 + ns, e0 + ew, score)
                 t += 1
             pair_boards[ns] += rows.n_boards[r]
             pair_boards[ew] += rows.n_boards[r]
         if model.card_play:
-            _card_play(t_row, out, sessions.trav_start[s], t, model, st, card)
+            _card_play(t_row, out, dest, sessions.trav_start[s], t, model, st, card)
 
 
 @kernel(refcount=False)  # a small step called per session or row: no reference counting
@@ -203,8 +208,8 @@ def _write(out, t, rnd, board, table, entries, ns, ew, score):
 
 
 @kernel(refcount=False)  # a small step called per session or row: no reference counting
-def _card_play(t_row, out, t0, t1, model, st, card):
-    """Card play on the session's travellers t0..t1 (one table-board each), added to ``card``.
+def _card_play(t_row, out, dest, t0, t1, model, st, card):
+    """Card play on the session's travellers t0..t1 (written order; stored at ``out[dest[t]]``), added to ``card``.
 
     Each table-board has one declarer: one uniform picks the side and which
     of its two players plays the hand (each of the four 1/4).  The declarer
@@ -215,7 +220,8 @@ def _card_play(t_row, out, t0, t1, model, st, card):
     """
     for t in range(t0, t1):
         seat = min(int(uniform(st) * 4.0), 3)
-        p = out.ns[t, seat] if seat < 2 else out.ew[t, seat - 2]
+        at = dest[t]
+        p = out.ns[at, seat] if seat < 2 else out.ew[at, seat - 2]
         lost, played = draw_imps_lost(t_row[p] + card.offset[p], 1, model.il_base, model.il_slope,
                                       model.il_floor, 0.0, st)
         card.boards[p] += played
@@ -223,7 +229,7 @@ def _card_play(t_row, out, t0, t1, model, st, card):
 
 
 @kernel
-def play_swiss_sessions(key, sessions, entries, strength, deals, model, out, card):
+def play_swiss_sessions(key, sessions, entries, dest, strength, deals, model, out, card):
     """Play Swiss pairs and Swiss teams sessions, pairing each round from the standings.
 
     sessions: ``SwissSessions``; the rest as ``play_sessions``.  Entrants
@@ -234,8 +240,9 @@ def play_swiss_sessions(key, sessions, entries, strength, deals, model, out, car
     allowed, when no repeat-free pairing exists).  Standings: match MP % for
     MP Swiss pairs; VPs (``imps.victory_points``) from the IMP margin for
     IMP Swiss pairs (Butler IMPs against the round's datum) and Swiss teams
-    (team IMPs between the match's two tables).  Travellers of session s are
-    written from trav_start[s]: rounds × tables × boards.
+    (team IMPs between the match's two tables).  Session s writes rounds ×
+    boards × tables travellers numbered from trav_start[s], traveller t
+    stored at ``out[dest[t]]`` as ``play_sessions``.
     """
     st = np.empty(1, np.uint64)
     for s in range(sessions.index.shape[0]):
@@ -261,10 +268,10 @@ def play_swiss_sessions(key, sessions, entries, strength, deals, model, out, car
                 had_bye[bye] = True
             margin = np.zeros(n // 2)
             t = _play_swiss_round(r, sessions.bpr[s], teams, sessions.imps_scoring[s], members, a, b, entries, e0,
-                                  pair_strength, pair_boards, deals, model, sigma, st, out, t, margin)
+                                  pair_strength, pair_boards, deals, model, sigma, st, out, dest, t, margin)
             _update_standings(a, b, margin, teams or sessions.imps_scoring[s], sessions.bpr[s], played, points)
         if model.card_play:
-            _card_play(t_row, out, sessions.trav_start[s], t, model, st, card)
+            _card_play(t_row, out, dest, sessions.trav_start[s], t, model, st, card)
 
 
 @kernel
@@ -318,8 +325,9 @@ def _pair_swiss_round(r, n, points, played, had_bye, st, order, a, b):
 
 @kernel
 def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, pair_strength, pair_boards, deals,
-                      model, sigma, st, out, t, margin):
-    """Play round r's boards at every table from traveller t; each match's margin into ``margin``.
+                      model, sigma, st, out, dest, t, margin):
+    """Play round r's boards at every table from traveller t (stored at ``out[dest[t]]``); each match's
+    margin into ``margin``.
 
     Margin: team IMPs (teams), Butler IMPs (IMP Swiss pairs) or MP % per
     board (MP Swiss pairs), from entrant a's side.  Returns the next
@@ -342,7 +350,7 @@ def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, p
                     ns, ew = members[x, 0], members[y, 0]
                 score = draw_ns_score(deals.scores, deals.thresholds, code, pair_strength[ns], pair_strength[ew],
                                       model.alpha, sigma, st)
-                _write(out, t, r + 1, board, m * per_table + h + 1, entries, e0 + ns, e0 + ew, score)
+                _write(out, dest[t], r + 1, board, m * per_table + h + 1, entries, e0 + ns, e0 + ew, score)
                 scores[m * per_table + h] = score
                 pair_boards[ns] += 1
                 pair_boards[ew] += 1

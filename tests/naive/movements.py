@@ -45,19 +45,16 @@ def online_seat_round(singles, fixed_a, fixed_b, stream):
 
 
 def lay_out_sessions(session_layout, layouts):
-    """Reference ``seating.lay_out_sessions``: (rows per session, travellers' order), one session at a time.
+    """Reference ``seating.lay_out_sessions``: (rows per session, travellers' positions), one session at a time.
 
     layouts: [(rows [(round, table, ns, ew, first board, boards)], rank [(round, board, table) position of
-    each written traveller])].  Returns ([rows of every session, in session order], order): order[p] is the
-    written traveller at position p of the (session, round, board, table) order.
+    each written traveller within its session])].  Returns ([rows of every session, in session order],
+    dest): dest[t] is the position of written traveller t in the (session, round, board, table) order.
     """
-    rows, order, written = [], [], 0
+    rows, dest, written = [], [], 0
     for lay in session_layout:
         lay_rows, rank = layouts[lay]
         rows += [tuple(r) for r in lay_rows]
-        mine = [None] * len(rank)
-        for t, position in enumerate(rank):
-            mine[position] = written + t
-        order += mine
+        dest += [written + position for position in rank]
         written += len(rank)
-    return rows, order
+    return rows, dest
