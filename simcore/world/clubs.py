@@ -86,70 +86,62 @@ def _event_runs(w: World, q: int, day: int, mixing: bool) -> bool:
 
 
 def week_slots(world: World, week: int) -> dict:
-    """The session slots of a week: club sessions, event instances, online tourneys."""
+    """The session slots of a week: club sessions, event instances, online tourneys.
+
+    Slots in order: the club sessions club by club (in the order each club
+    lists them), then each event's instances running this week, then the
+    online room's tourneys day by day.  Array arithmetic throughout, no
+    per-slot Python: national scale has ~400 clubs and this runs every
+    simulated week.
+    """
     w = world
     start = w.start_day + 7 * week
-    start_wd = (int(np.datetime64(w.start_day, "D").astype("datetime64[D]").view("int64")) + 3) % 7  # 0 = Monday
-    offset = lambda wd: (wd - start_wd) % 7  # noqa: E731
+    start_wd = (int(w.start_day) + 3) % 7  # 0 = Monday (day 0, 1970-01-01, was a Thursday)
     mixing = start >= w.isolation_end
-    # club sessions, club by club, in the order the clubs list them (one vectorised pass: national
-    # scale has ~400 clubs, and this runs every simulated week)
     C = w.n_clubs
     ks = np.argsort(w.ks_club, kind="stable")
     ks = ks[(w.ks_club[ks] >= 0) & (w.ks_club[ks] < C)]
     per_club = np.bincount(w.ks_club[ks], minlength=C)[:C]
     club_slot_stop = np.cumsum(per_club).astype(np.int32)
     club_slot_first = (club_slot_stop - per_club).astype(np.int32)
-    slot_day = list(start + offset(w.ks_weekday[ks]))
-    slot_venue = list(w.ks_club[ks])
-    slot_kind, slot_scoring, slot_boards = list(w.ks_kind[ks]), list(w.ks_scoring[ks]), list(w.ks_boards[ks])
-    slot_event, slot_winners = list(w.ks_event[ks]), list(w.ks_winners[ks])
-    slot_club, slot_max, slot_bpr = list(w.ks_club[ks]), list(w.ks_max_pairs[ks]), [0] * len(ks)
+    # columns: day, venue, kind, scoring, boards, event, winners, club, max pairs, boards a round
+    parts = [(start + (w.ks_weekday[ks].astype(np.int64) - start_wd) % 7, w.ks_club[ks], w.ks_kind[ks],
+              w.ks_scoring[ks], w.ks_boards[ks], w.ks_event[ks], w.ks_winners[ks], w.ks_club[ks],
+              w.ks_max_pairs[ks], np.zeros(len(ks), np.int64))]
+    n = len(ks)
     Q = len(w.ev_names)
     ev_first = np.zeros(Q, np.int32)
     ev_stop = np.zeros(Q, np.int32)
     venue = C
     for q in range(Q):
-        day = start + offset(w.ev_weekday[q])
-        ev_first[q] = len(slot_day)
+        day = start + (int(w.ev_weekday[q]) - start_wd) % 7
+        ev_first[q] = n
         if _event_runs(w, q, day, mixing):
-            for i in range(w.ev_count[q]):
-                slot_day.append(day)
-                slot_venue.append(venue + i)
-                slot_kind.append(w.ev_kind[q])
-                slot_scoring.append(w.ev_scoring[q])
-                slot_boards.append(w.ev_boards[q])
-                slot_event.append(w.ev_event[q])
-                slot_winners.append(w.ev_winners[q])
-                slot_club.append(-1)
-                slot_max.append(w.ev_max_pairs[q])
-                slot_bpr.append(0)
-        ev_stop[q] = len(slot_day)
+            k = int(w.ev_count[q])
+            one = lambda v: np.full(k, v)  # noqa: E731
+            parts.append((one(day), venue + np.arange(k), one(w.ev_kind[q]), one(w.ev_scoring[q]),
+                          one(w.ev_boards[q]), one(w.ev_event[q]), one(w.ev_winners[q]), one(-1),
+                          one(w.ev_max_pairs[q]), one(0)))
+            n += k
+        ev_stop[q] = n
         venue += w.ev_count[q]
     on = w.scenario.online
-    online_first = len(slot_day)
+    online_first = n
     if on.members:
-        for d in range(7):
-            for _ in range(on.tourneys_per_day):
-                slot_day.append(start + d)
-                slot_venue.append(venue)
-                slot_kind.append(KIND_ONLINE)
-                slot_scoring.append(0)
-                slot_boards.append(on.boards)
-                slot_event.append(0)
-                slot_winners.append(1)
-                slot_club.append(-1)
-                slot_max.append(4 * on.max_tables)
-                slot_bpr.append(on.boards_per_round)
-    online_stop = len(slot_day)
-    kinds = np.array(slot_kind, np.int8)
+        k = 7 * on.tourneys_per_day
+        one = lambda v: np.full(k, v)  # noqa: E731
+        parts.append((start + np.repeat(np.arange(7), on.tourneys_per_day), one(venue), one(KIND_ONLINE), one(0),
+                      one(on.boards), one(0), one(1), one(-1), one(4 * on.max_tables), one(on.boards_per_round)))
+        n += k
+    online_stop = n
+    col = lambda i, dt: np.concatenate([p[i] for p in parts]).astype(dt)  # noqa: E731
+    kinds = col(2, np.int8)
     is_team = np.isin(kinds, list(TEAM_KINDS))
     is_online = kinds == KIND_ONLINE
     min_pairs = np.where(is_team, MIN_TEAM_PAIRS, np.where(is_online, 8, MIN_PAIRS)).astype(np.int64)
-    return dict(day=np.array(slot_day, np.int32), venue=np.array(slot_venue, np.int32), kind=kinds,
-                scoring=np.array(slot_scoring, np.int8), boards=np.array(slot_boards, np.int32),
-                event=np.array(slot_event, np.int8), winners=np.array(slot_winners, np.int8),
-                club=np.array(slot_club, np.int32), max_pairs=np.array(slot_max, np.int64),
-                bpr=np.array(slot_bpr, np.int32), is_team=is_team, is_online=is_online, min_pairs=min_pairs,
-                club_slot_first=club_slot_first, club_slot_stop=club_slot_stop, ev_first=ev_first,
-                ev_stop=ev_stop, online_first=online_first, online_stop=online_stop, mixing=mixing)
+    return dict(day=col(0, np.int32), venue=col(1, np.int32), kind=kinds, scoring=col(3, np.int8),
+                boards=col(4, np.int32), event=col(5, np.int8), winners=col(6, np.int8), club=col(7, np.int32),
+                max_pairs=col(8, np.int64), bpr=col(9, np.int32), is_team=is_team, is_online=is_online,
+                min_pairs=min_pairs, club_slot_first=club_slot_first, club_slot_stop=club_slot_stop,
+                ev_first=ev_first, ev_stop=ev_stop, online_first=online_first, online_stop=online_stop,
+                mixing=mixing)
