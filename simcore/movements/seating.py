@@ -21,6 +21,7 @@ play.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -139,35 +140,112 @@ def seat_sessions(plan, key, session_index) -> Seated:
     S = plan.n_sessions
     kind = np.asarray(plan.kind, np.int64)
     entry_start = np.asarray(plan.entry_start, np.int64)
-    n = _entrants(kind, entry_start, plan.team)
     room = _IS_ROOM[kind]
-    layouts: list[Seating] = []
     session_layout = np.zeros(S, np.int64)
     fixed = np.flatnonzero(~room)
+    store = _STORE.snapshot()
     if len(fixed):
-        keys = np.stack([kind[fixed], n[fixed], plan.boards[fixed], plan.winners[fixed]], axis=1).astype(np.int64)
-        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-        layouts += [layout_seating(*(int(v) for v in k)) for k in uniq]
-        session_layout[fixed] = inverse.ravel()
+        n = _entrants(kind, entry_start, plan.team)
+        code = _layout_code(kind[fixed], n[fixed], plan.boards[fixed], plan.winners[fixed])
+        uniq, inverse = np.unique(code, return_inverse=True)
+        ids = _STORE.ids(uniq)
+        store = _STORE.snapshot()  # it may have grown
+        session_layout[fixed] = ids[inverse.ravel()]
     online = np.flatnonzero(room)
+    seats = []
     for s in online:  # the online room draws its seating afresh each session
         lo, hi = entry_start[s], entry_start[s + 1]
-        session_layout[s] = len(layouts)
-        layouts.append(seat_online(plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], int(plan.boards[s]),
-                                   int(plan.boards_per_round[s]) or 2, key, session_index[s]))
-    table = _layout_rows(layouts)
-    row_start, cols, trav_start, dest = lay_out_sessions(session_layout, table)
-    pick = lambda f, dt: np.array([getattr(x, f) for x in layouts], dt)[session_layout]  # noqa: E731
-    if len(online):
-        entry_start, a, b, bonus, team = _online_entries(plan, online, [layouts[session_layout[s]] for s in online])
+        session_layout[s] = len(store.seatings) + len(seats)
+        seats.append(seat_online(plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], int(plan.boards[s]),
+                                 int(plan.boards_per_round[s]) or 2, key, session_index[s]))
+    if seats:
+        store = _Packed.of(store.seatings + seats)
+    row_start, cols, trav_start, dest = lay_out_sessions(session_layout, store.rows)
+    if seats:
+        entry_start, a, b, bonus, team = _online_entries(plan, online, seats)
     else:
         a, b, bonus, team = plan.a, plan.b, plan.bonus, plan.team
-    swiss_rounds = pick("swiss_rounds", np.int64)
-    return Seated(kind=pick("kind", np.int8), winners=pick("winners", np.int8), n_boards=pick("n_boards", np.int32),
-                  names=pick("name", object), swiss=swiss_rounds > 0, swiss_rounds=swiss_rounds,
-                  swiss_bpr=pick("bpr", np.int64), entry_start=entry_start, entry_a=a, entry_b=b,
-                  entry_bonus=bonus, entry_team=team, rows=SessionRows(row_start, *cols), trav_start=trav_start,
-                  dest=dest, any_online=bool(len(online)))
+    swiss_rounds = store.swiss_rounds[session_layout]
+    return Seated(kind=store.kind[session_layout], winners=store.winners[session_layout],
+                  n_boards=store.n_boards[session_layout], names=store.names[session_layout], swiss=swiss_rounds > 0,
+                  swiss_rounds=swiss_rounds, swiss_bpr=store.bpr[session_layout], entry_start=entry_start,
+                  entry_a=a, entry_b=b, entry_bonus=bonus, entry_team=team, rows=SessionRows(row_start, *cols),
+                  trav_start=trav_start, dest=dest, any_online=bool(seats))
+
+
+def _layout_code(kind, n, boards, winners) -> np.ndarray:
+    """One int64 per (kind, entrants, target boards, winners): kind < 256, n < 2**24, boards < 2**16, winners < 16."""
+    k = lambda x: np.asarray(x, np.int64)  # noqa: E731
+    return (k(kind) << 44) | (k(n) << 20) | (k(boards) << 4) | k(winners)
+
+
+def _layout_key(code: int) -> tuple:
+    return code >> 44, (code >> 20) & 0xFFFFFF, (code >> 4) & 0xFFFF, code & 0xF
+
+
+@dataclass(frozen=True)
+class _Packed:
+    """Seatings packed for ``lay_out_sessions`` (rows) with their per-layout fields as arrays."""
+
+    seatings: list
+    rows: LayoutRows
+    kind: np.ndarray
+    winners: np.ndarray
+    n_boards: np.ndarray
+    names: np.ndarray
+    swiss_rounds: np.ndarray
+    bpr: np.ndarray
+
+    @classmethod
+    def of(cls, seatings: list) -> "_Packed":
+        f = lambda name, dt: np.array([getattr(x, name) for x in seatings], dt)  # noqa: E731
+        return cls(list(seatings), _layout_rows(seatings), f("kind", np.int8), f("winners", np.int8),
+                   f("n_boards", np.int32), f("name", object), f("swiss_rounds", np.int64), f("bpr", np.int64))
+
+
+class _LayoutStore:
+    """Every static and Swiss layout seated so far in this process, packed once (append-only).
+
+    Threads seat chunks at once: a reader takes ``snapshot()`` (never
+    changed afterwards); new layouts are added under a lock and a new
+    snapshot is packed, which happens only the first time a field size is
+    met.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._ids: dict = {}
+        self._packed = _Packed.of([])
+
+    def snapshot(self) -> _Packed:
+        return self._packed
+
+    def ids(self, codes: np.ndarray) -> np.ndarray:
+        """Layout ids of the given ``_layout_code`` values, seating the new ones."""
+        ids = self._ids
+        out = np.empty(len(codes), np.int64)
+        missing = []
+        for i, c in enumerate(codes.tolist()):
+            got = ids.get(c)
+            if got is None:
+                missing.append(i)
+            else:
+                out[i] = got
+        if missing:
+            with self._lock:
+                seatings, new = list(self._packed.seatings), {}
+                for i in missing:
+                    c = int(codes[i])
+                    got = ids.get(c, new.get(c))
+                    if got is None:
+                        seatings.append(layout_seating(*_layout_key(c)))
+                        got = new[c] = len(seatings) - 1
+                    out[i] = got
+                if new:  # the packed layouts first, then their ids: an id read is always in the snapshot
+                    self._packed = _Packed.of(seatings)
+                    ids.update(new)
+        return out
+
 
 
 def _entrants(kind, entry_start, team) -> np.ndarray:
@@ -343,3 +421,6 @@ def seat_online(a, b, bonus, boards, bpr, key, session_index) -> Seating:
     rows = np.array(rows, np.int64).reshape(-1, 6)
     return Seating(KIND_ONLINE, f"online:{len(a)}entries-{rounds}x{bpr}", 1, rounds * bpr, rows, len(rows) * bpr,
                    written_rank(rows), a=pairs[:, 0], b=pairs[:, 1], bonus=pb, team=np.full(len(pairs), -1, np.int32))
+
+
+_STORE = _LayoutStore()  # after the functions it packs with

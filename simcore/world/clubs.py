@@ -17,6 +17,7 @@ from simcore.world.model import MIN_PAIRS, MIN_TEAM_PAIRS, World
 from simcore.world.population import Clubs, People
 
 EVERY = {"week": 0, "month": 1, "quarter": 2, "year": 3}
+_IS_TEAM_KIND = np.isin(np.arange(len(MOVEMENT_KINDS)), list(TEAM_KINDS))  # by kind code
 
 
 def draw_second_clubs(sc: Scenario, clubs: Clubs, people: People, rng) -> np.ndarray:
@@ -136,7 +137,7 @@ def week_slots(world: World, week: int) -> dict:
     online_stop = n
     col = lambda i, dt: np.concatenate([p[i] for p in parts]).astype(dt)  # noqa: E731
     kinds = col(2, np.int8)
-    is_team = np.isin(kinds, list(TEAM_KINDS))
+    is_team = _IS_TEAM_KIND[kinds]
     is_online = kinds == KIND_ONLINE
     min_pairs = np.where(is_team, MIN_TEAM_PAIRS, np.where(is_online, 8, MIN_PAIRS)).astype(np.int64)
     return dict(day=col(0, np.int32), venue=col(1, np.int32), kind=kinds, scoring=col(3, np.int8),
