@@ -84,8 +84,8 @@ def simulate_chunk(world, first_week: int, stop_week: int, setup: PassA, *, firs
     (``schemes.PlayerTable``); player_names: their names.
     """
     w = world
-    plan = plan_sessions(w, first_week, stop_week)
     strength = np.stack([strength_on(w, w.start_day + 7 * wk) for wk in range(first_week, stop_week)])
+    plan = plan_sessions(w, first_week, stop_week, strength=strength)
     week_of = ((plan.day - w.start_day) // 7 - first_week).astype(np.int32)
     session_index = first_session + np.arange(plan.n_sessions, dtype=np.int64)
     results, card_totals = play_plan(plan, strength, week_of, session_index, setup, players, player_names,

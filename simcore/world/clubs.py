@@ -9,6 +9,9 @@ week, the online room's tourneys — for the planner.
 
 from __future__ import annotations
 
+import weakref
+from datetime import date
+
 import numpy as np
 
 from simcore.results import KIND_ONLINE, MOVEMENT_KINDS, SCORINGS, EVENT_TYPES, TEAM_KINDS
@@ -17,6 +20,7 @@ from simcore.world.model import MIN_PAIRS, MIN_TEAM_PAIRS, World
 from simcore.world.population import Clubs, People
 
 EVERY = {"week": 0, "month": 1, "quarter": 2, "year": 3}
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()  # days are counted from 1970-01-01
 _IS_TEAM_KIND = np.isin(np.arange(len(MOVEMENT_KINDS)), list(TEAM_KINDS))  # by kind code
 
 
@@ -78,9 +82,9 @@ def _event_runs(w: World, q: int, day: int, mixing: bool) -> bool:
     """Whether event q runs on ``day`` (its weekday in the week being planned)."""
     if not mixing:
         return False
-    d = np.datetime64(int(day), "D")
-    month = int(d.astype("datetime64[M]").astype(int)) % 12
-    week_of_month = (int((d - d.astype("datetime64[M]")).astype(int)) // 7) + 1
+    d = date.fromordinal(_EPOCH_ORDINAL + int(day))  # a tenth of numpy datetime64's cost, called every week
+    month = d.month - 1  # 0 = January
+    week_of_month = (d.day - 1) // 7 + 1
     every = w.ev_every[q]
     return every == 0 or (week_of_month == w.ev_week[q] and
                           (every == 1 or (every == 2 and month % 3 == 0) or (every == 3 and month == 0)))
@@ -91,29 +95,23 @@ def week_slots(world: World, week: int) -> dict:
 
     Slots in order: the club sessions club by club (in the order each club
     lists them), then each event's instances running this week, then the
-    online room's tourneys day by day.  Array arithmetic throughout, no
-    per-slot Python: national scale has ~400 clubs and this runs every
-    simulated week.
+    online room's tourneys day by day.  The club sessions and the online
+    tourneys are the same every week but for their days: they are laid out
+    once per world (``_weekly``) and shifted; only the events are decided
+    week by week.
     """
     w = world
     start = w.start_day + 7 * week
-    start_wd = (int(w.start_day) + 3) % 7  # 0 = Monday (day 0, 1970-01-01, was a Thursday)
     mixing = start >= w.isolation_end
-    C = w.n_clubs
-    ks = np.argsort(w.ks_club, kind="stable")
-    ks = ks[(w.ks_club[ks] >= 0) & (w.ks_club[ks] < C)]
-    per_club = np.bincount(w.ks_club[ks], minlength=C)[:C]
-    club_slot_stop = np.cumsum(per_club).astype(np.int32)
-    club_slot_first = (club_slot_stop - per_club).astype(np.int32)
-    # columns: day, venue, kind, scoring, boards, event, winners, club, max pairs, boards a round
-    parts = [(start + (w.ks_weekday[ks].astype(np.int64) - start_wd) % 7, w.ks_club[ks], w.ks_kind[ks],
-              w.ks_scoring[ks], w.ks_boards[ks], w.ks_event[ks], w.ks_winners[ks], w.ks_club[ks],
-              w.ks_max_pairs[ks], np.zeros(len(ks), np.int64))]
-    n = len(ks)
+    fixed = _weekly(w)
+    start_wd = (int(w.start_day) + 3) % 7  # 0 = Monday (day 0, 1970-01-01, was a Thursday)
+    n_club = len(fixed["club_offset"])
+    parts = [(start + fixed["club_offset"],) + fixed["club_cols"]]
+    n = n_club
     Q = len(w.ev_names)
     ev_first = np.zeros(Q, np.int32)
     ev_stop = np.zeros(Q, np.int32)
-    venue = C
+    venue = w.n_clubs
     for q in range(Q):
         day = start + (int(w.ev_weekday[q]) - start_wd) % 7
         ev_first[q] = n
@@ -126,14 +124,10 @@ def week_slots(world: World, week: int) -> dict:
             n += k
         ev_stop[q] = n
         venue += w.ev_count[q]
-    on = w.scenario.online
     online_first = n
-    if on.members:
-        k = 7 * on.tourneys_per_day
-        one = lambda v: np.full(k, v)  # noqa: E731
-        parts.append((start + np.repeat(np.arange(7), on.tourneys_per_day), one(venue), one(KIND_ONLINE), one(0),
-                      one(on.boards), one(0), one(1), one(-1), one(4 * on.max_tables), one(on.boards_per_round)))
-        n += k
+    if fixed["online_cols"] is not None:
+        parts.append((start + fixed["online_offset"],) + fixed["online_cols"])
+        n += len(fixed["online_offset"])
     online_stop = n
     col = lambda i, dt: np.concatenate([p[i] for p in parts]).astype(dt)  # noqa: E731
     kinds = col(2, np.int8)
@@ -143,6 +137,42 @@ def week_slots(world: World, week: int) -> dict:
     return dict(day=col(0, np.int32), venue=col(1, np.int32), kind=kinds, scoring=col(3, np.int8),
                 boards=col(4, np.int32), event=col(5, np.int8), winners=col(6, np.int8), club=col(7, np.int32),
                 max_pairs=col(8, np.int64), bpr=col(9, np.int32), is_team=is_team, is_online=is_online,
-                min_pairs=min_pairs, club_slot_first=club_slot_first, club_slot_stop=club_slot_stop,
-                ev_first=ev_first, ev_stop=ev_stop, online_first=online_first, online_stop=online_stop,
-                mixing=mixing)
+                min_pairs=min_pairs, club_slot_first=fixed["club_slot_first"].copy(),
+                club_slot_stop=fixed["club_slot_stop"].copy(), ev_first=ev_first, ev_stop=ev_stop,
+                online_first=online_first, online_stop=online_stop, mixing=mixing)
+
+
+_WEEKLY: dict = {}  # id(world) -> (weak reference to the world, its weekly slots); a World is unhashable
+
+
+def _weekly(w: World) -> dict:
+    """The slots every week of a world repeats: club sessions club by club, the online tourneys (memoised).
+
+    Columns as ``week_slots``'s (venue, kind, scoring, boards, event,
+    winners, club, max pairs, boards a round) and each slot's day as an
+    offset from the week's first day.
+    """
+    ref, hit = _WEEKLY.get(id(w), (None, None))
+    if ref is not None and ref() is w:
+        return hit
+    start_wd = (int(w.start_day) + 3) % 7
+    C = w.n_clubs
+    ks = np.argsort(w.ks_club, kind="stable")
+    ks = ks[(w.ks_club[ks] >= 0) & (w.ks_club[ks] < C)]
+    per_club = np.bincount(w.ks_club[ks], minlength=C)[:C]
+    club_slot_stop = np.cumsum(per_club).astype(np.int32)
+    on = w.scenario.online
+    online_offset, online_cols = None, None
+    if on.members:
+        k = 7 * on.tourneys_per_day
+        one = lambda v: np.full(k, v)  # noqa: E731
+        online_offset = np.repeat(np.arange(7), on.tourneys_per_day)
+        online_cols = (one(C + int(w.ev_count.sum())), one(KIND_ONLINE), one(0), one(on.boards), one(0), one(1),
+                       one(-1), one(4 * on.max_tables), one(on.boards_per_round))
+    hit = dict(club_offset=(w.ks_weekday[ks].astype(np.int64) - start_wd) % 7,
+               club_cols=(w.ks_club[ks], w.ks_kind[ks], w.ks_scoring[ks], w.ks_boards[ks], w.ks_event[ks],
+                          w.ks_winners[ks], w.ks_club[ks], w.ks_max_pairs[ks], np.zeros(len(ks), np.int64)),
+               club_slot_first=(club_slot_stop - per_club).astype(np.int32), club_slot_stop=club_slot_stop,
+               online_offset=online_offset, online_cols=online_cols)
+    _WEEKLY[id(w)] = (weakref.ref(w, lambda _, k=id(w): _WEEKLY.pop(k, None)), hit)
+    return hit

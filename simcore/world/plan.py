@@ -355,11 +355,13 @@ def _plan_week(key, week, pl, ven, rules, rec, out):
     return out_n
 
 
-def _week_inputs(w: World, week: int, slots: dict, ev_logit: np.ndarray):
+def _week_inputs(w: World, week: int, slots: dict, ev_logit: np.ndarray, strength=None):
     sc = w.scenario
     day0 = w.start_day + 7 * week
     active = active_on(w, day0)
-    pl = WeekPlayers(active=active, activity=w.activity, strength=strength_on(w, day0), home=w.home_club,
+    if strength is None:
+        strength = strength_on(w, day0)
+    pl = WeekPlayers(active=active, activity=w.activity, strength=strength, home=w.home_club,
                      second=w.second_club, online=w.online, partner=w.partner, partner2=w.partner2,
                      joint1=w.joint1, joint2=w.joint2, bonus=w.bonus, bonus2=w.bonus2, ptype=w.ptype)
     ven = WeekVenues(club_isolated=w.club_isolated, club_slot_first=slots["club_slot_first"],
@@ -377,16 +379,24 @@ def _week_inputs(w: World, week: int, slots: dict, ev_logit: np.ndarray):
     return pl, ven, rules
 
 
-def plan_sessions(world: World, first_week: int, last_week: int) -> SessionPlan:
-    """Plan weeks [first_week, last_week) into a SessionPlan (sessions by day, venue, slot)."""
+def plan_sessions(world: World, first_week: int, last_week: int, *, strength=None) -> SessionPlan:
+    """Plan weeks [first_week, last_week) into a SessionPlan (sessions by day, venue, slot).
+
+    strength: optional float64 (W, P), ``strength_on`` at each week's first
+    day, when the caller has it already (else computed here).
+    """
     w = world
     if not 0 <= first_week <= last_week:
         raise ValueError(f"weeks [{first_week}, {last_week}) are not a valid range")
+    if strength is not None and np.shape(strength) != (last_week - first_week, w.n_players):
+        raise ValueError(f"strength: give ({last_week - first_week}, {w.n_players}) true strengths, "
+                         f"got shape {np.shape(strength)}")
     parts = []
     ev_logit = np.log(np.maximum(w.ev_entry_rate, 1e-12) / np.maximum(1 - w.ev_entry_rate, 1e-12))
     for week in range(first_week, last_week):
         slots = week_slots(w, week)
-        pl, ven, rules = _week_inputs(w, week, slots, ev_logit)
+        pl, ven, rules = _week_inputs(w, week, slots, ev_logit,
+                                      None if strength is None else strength[week - first_week])
         cap = max(64, int(w.activity[pl.active].sum() * 2.5) + 64)
         while True:
             rec, out = _entries(cap), _entries(cap)
@@ -441,31 +451,33 @@ def _scored_on(w: World, plan: SessionPlan) -> np.ndarray:
 
 
 def _assemble(parts) -> SessionPlan:
-    cols = {k: [] for k in ("day", "venue", "event", "kind", "scoring", "winners", "boards", "bpr")}
-    ents = {k: [] for k in ("a", "b", "ptype", "bonus", "team", "sess")}
-    n_sessions = 0
-    for slots, slot_of, a, b, ptype, bonus, team in parts:
-        used = np.unique(slot_of)
-        order = used[np.lexsort((used, slots["venue"][used], slots["day"][used]))]
-        new_id = np.full(len(slots["day"]), -1, np.int64)
-        new_id[order] = n_sessions + np.arange(len(order))
-        for k, src in (("day", "day"), ("venue", "venue"), ("event", "event"), ("kind", "kind"),
-                       ("scoring", "scoring"), ("winners", "winners"), ("boards", "boards"), ("bpr", "bpr")):
-            cols[k].append(slots[src][order])
-        sess = new_id[slot_of]
-        srt = np.argsort(sess, kind="stable")
-        for k, v in (("a", a), ("b", b), ("ptype", ptype), ("bonus", bonus), ("team", team), ("sess", sess)):
-            ents[k].append(v[srt])
-        n_sessions += len(order)
+    """The weeks' entries as one SessionPlan: each week's used slots become sessions in (day, venue, slot) order.
+
+    All weeks at once: week w's days all precede week w+1's, so one sort of
+    the chunk's slots numbers the sessions as week-by-week sorts would.
+    """
     cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)  # noqa: E731
-    sess = cat(ents["sess"], np.int64)
+    base, slot_of = 0, []
+    for slots, of, *_ in parts:
+        slot_of.append(of.astype(np.int64) + base)
+        base += len(slots["day"])
+    slot_of = cat(slot_of, np.int64)
+    col = {k: cat([p[0][k] for p in parts], np.int64) for k in ("day", "venue", "event", "kind", "scoring", "winners",
+                                                                "boards", "bpr")}
+    used = np.unique(slot_of)
+    order = used[np.lexsort((used, col["venue"][used], col["day"][used]))]
+    n_sessions = len(order)
+    new_id = np.full(base, -1, np.int64)
+    new_id[order] = np.arange(n_sessions)
+    sess = new_id[slot_of]
+    srt = np.argsort(sess, kind="stable")
+    ent = lambda i, dt: cat([p[i] for p in parts], dt)[srt]  # noqa: E731
     entry_start = np.zeros(n_sessions + 1, np.int64)
     np.cumsum(np.bincount(sess, minlength=n_sessions), out=entry_start[1:])
-    return SessionPlan(day=cat(cols["day"], np.int32), venue=cat(cols["venue"], np.int32),
-                       event=cat(cols["event"], np.int8), kind=cat(cols["kind"], np.int8),
-                       scoring=cat(cols["scoring"], np.int8), winners=cat(cols["winners"], np.int8),
-                       boards=cat(cols["boards"], np.int32), boards_per_round=cat(cols["bpr"], np.int32),
-                       entry_start=entry_start, a=cat(ents["a"], np.int32), b=cat(ents["b"], np.int32),
-                       ptype=cat(ents["ptype"], np.int8), bonus=cat(ents["bonus"], np.float64),
-                       team=cat(ents["team"], np.int32), scored_on=cat(cols["day"], np.int32),
-                       corrected_on=np.full(n_sessions, -1, np.int32))
+    day = col["day"][order].astype(np.int32)
+    return SessionPlan(day=day, venue=col["venue"][order].astype(np.int32), event=col["event"][order].astype(np.int8),
+                       kind=col["kind"][order].astype(np.int8), scoring=col["scoring"][order].astype(np.int8),
+                       winners=col["winners"][order].astype(np.int8), boards=col["boards"][order].astype(np.int32),
+                       boards_per_round=col["bpr"][order].astype(np.int32), entry_start=entry_start,
+                       a=ent(2, np.int32), b=ent(3, np.int32), ptype=ent(4, np.int8), bonus=ent(5, np.float64),
+                       team=ent(6, np.int32), scored_on=day.copy(), corrected_on=np.full(n_sessions, -1, np.int32))
