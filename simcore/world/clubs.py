@@ -111,19 +111,14 @@ def week_slots(world: World, week: int) -> dict:
     Q = len(w.ev_names)
     ev_first = np.zeros(Q, np.int32)
     ev_stop = np.zeros(Q, np.int32)
-    venue = w.n_clubs
     for q in range(Q):
         day = start + (int(w.ev_weekday[q]) - start_wd) % 7
         ev_first[q] = n
         if _event_runs(w, q, day, mixing):
-            k = int(w.ev_count[q])
-            one = lambda v: np.full(k, v)  # noqa: E731
-            parts.append((one(day), venue + np.arange(k), one(w.ev_kind[q]), one(w.ev_scoring[q]),
-                          one(w.ev_boards[q]), one(w.ev_event[q]), one(w.ev_winners[q]), one(-1),
-                          one(w.ev_max_pairs[q]), one(0)))
-            n += k
+            cols = fixed["event_cols"][q]
+            parts.append((np.full(len(cols[0]), day),) + cols)
+            n += len(cols[0])
         ev_stop[q] = n
-        venue += w.ev_count[q]
     online_first = n
     if fixed["online_cols"] is not None:
         parts.append((start + fixed["online_offset"],) + fixed["online_cols"])
@@ -146,11 +141,12 @@ _WEEKLY: dict = {}  # id(world) -> (weak reference to the world, its weekly slot
 
 
 def _weekly(w: World) -> dict:
-    """The slots every week of a world repeats: club sessions club by club, the online tourneys (memoised).
+    """The slots every week of a world repeats: club sessions club by club, each event's instances (when it
+    runs), the online tourneys (memoised).
 
     Columns as ``week_slots``'s (venue, kind, scoring, boards, event,
-    winners, club, max pairs, boards a round) and each slot's day as an
-    offset from the week's first day.
+    winners, club, max pairs, boards a round); the club sessions' and
+    tourneys' days as offsets from the week's first day.
     """
     ref, hit = _WEEKLY.get(id(w), (None, None))
     if ref is not None and ref() is w:
@@ -169,10 +165,17 @@ def _weekly(w: World) -> dict:
         online_offset = np.repeat(np.arange(7), on.tourneys_per_day)
         online_cols = (one(C + int(w.ev_count.sum())), one(KIND_ONLINE), one(0), one(on.boards), one(0), one(1),
                        one(-1), one(4 * on.max_tables), one(on.boards_per_round))
+    event_cols, venue = [], C
+    for q in range(len(w.ev_names)):  # each event's instances, at venues numbered on from the clubs
+        k = int(w.ev_count[q])
+        one = lambda v: np.full(k, v)  # noqa: E731
+        event_cols.append((venue + np.arange(k), one(w.ev_kind[q]), one(w.ev_scoring[q]), one(w.ev_boards[q]),
+                           one(w.ev_event[q]), one(w.ev_winners[q]), one(-1), one(w.ev_max_pairs[q]), one(0)))
+        venue += k
     hit = dict(club_offset=(w.ks_weekday[ks].astype(np.int64) - start_wd) % 7,
                club_cols=(w.ks_club[ks], w.ks_kind[ks], w.ks_scoring[ks], w.ks_boards[ks], w.ks_event[ks],
                           w.ks_winners[ks], w.ks_club[ks], w.ks_max_pairs[ks], np.zeros(len(ks), np.int64)),
                club_slot_first=(club_slot_stop - per_club).astype(np.int32), club_slot_stop=club_slot_stop,
-               online_offset=online_offset, online_cols=online_cols)
+               event_cols=event_cols, online_offset=online_offset, online_cols=online_cols)
     _WEEKLY[id(w)] = (weakref.ref(w, lambda _, k=id(w): _WEEKLY.pop(k, None)), hit)
     return hit
