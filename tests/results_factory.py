@@ -27,7 +27,7 @@ def build(sessions, n_players):
     return Results(
         session_names=np.array([f"S{s}" for s in range(S)], object),
         session_day=np.array([x.get("day", 19000 + s) for s, x in enumerate(sessions)], np.int32),
-        session_club=np.zeros(S, np.int32),
+        session_club=np.array([x.get("club", 0) for x in sessions], np.int32),
         session_event=np.array([EVENT_TYPES.index(x.get("event", "club")) for x in sessions], np.int8),
         session_scoring=np.array([SCORINGS.index(x["scoring"]) for x in sessions], np.int8),
         session_winners=np.array([x["winners"] for x in sessions], np.int8),
@@ -42,7 +42,8 @@ def build(sessions, n_players):
         team_names=np.array(team_names, object),
         player_names=np.array([f"P{p}" for p in range(n_players)], object),
         player_member=np.ones(n_players, bool), player_at_start=np.zeros(n_players, bool),
-        player_initial_grade=np.full(n_players, np.nan), club_names=np.array(["club"], object),
+        player_initial_grade=np.full(n_players, np.nan), club_names=np.array([f"club{c}" for c in range(1 + max([x.get("club", 0) for x in sessions] + [0]))],
+                                                              object),
     )
 
 

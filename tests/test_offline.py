@@ -24,6 +24,7 @@ def _random_sessions(rng, n=8, gaps=(0, 3, 10, 40, 200)):
         day += int(rng.choice(gaps))
         sess["day"] = day
         sess["event"] = ["club", "black", "green"][rng.integers(3)]
+        sess["club"] = int(rng.integers(3))
         sessions.append(sess)
     return sessions
 
@@ -34,13 +35,14 @@ def _players(at_start):
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([0.5, 4.0]), st.sampled_from([7, 28]), st.integers(1, 3),
-       st.sampled_from([0.0, 2.0]))
-def test_sparse_solve_matches_dense_model(seed, drift, period_days, n_chunks, partner_sd):
+       st.sampled_from([0.0, 2.0]), st.sampled_from([0.0, 3.0]))
+def test_sparse_solve_matches_dense_model(seed, drift, period_days, n_chunks, partner_sd, level_sd):
     rng = np.random.default_rng(seed)
     sessions = _random_sessions(rng)
     day = sessions[-1]["day"]
     at_start = rng.random(N_PLAYERS) < 0.5
-    p = offline.Params(drift=drift, period_days=period_days, rtol=1e-12, window_days=0, partner_sd=partner_sd)
+    p = offline.Params(drift=drift, period_days=period_days, rtol=1e-12, window_days=0, partner_sd=partner_sd,
+                       level_sd=level_sd)
     scheme = offline.OfflineScheme(p)
     state = scheme.new_state(_players(at_start))
     pt = PartnershipTable()
@@ -71,8 +73,8 @@ def _run_chunks(scheme, state, sessions, sizes):
 
 
 @settings(max_examples=10, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 2.0]))
-def test_windowed_solve_equals_the_exact_solve_when_each_player_has_one_frozen_strength(seed, partner_sd):
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.0, 2.0]), st.sampled_from([0.0, 3.0]))
+def test_windowed_solve_equals_the_exact_solve_when_each_player_has_one_frozen_strength(seed, partner_sd, level_sd):
     """Folding the rows older than the window into one shift per player (and partnership) is
     exact when each has at most one unknown older than the window: then the shifts span every
     frozen unknown and the session intercepts are minimised out exactly (a Schur complement).
@@ -88,7 +90,7 @@ def test_windowed_solve_equals_the_exact_solve_when_each_player_has_one_frozen_s
     at_start = rng.random(N_PLAYERS) < 0.5
     grades, states = [], []
     for window in (0, 56):
-        p = offline.Params(window_days=window, rtol=1e-12, partner_sd=partner_sd)
+        p = offline.Params(window_days=window, rtol=1e-12, partner_sd=partner_sd, level_sd=level_sd)
         scheme = offline.OfflineScheme(p)
         state = scheme.new_state(_players(at_start))
         got, pt, start = [], PartnershipTable(), 0

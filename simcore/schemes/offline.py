@@ -20,6 +20,12 @@ Optional partnership effect (``partner_sd`` > 0): u_q, partnership q's
 own effect on its pairs' scores, is one more entity with its own random
 walk (``partner_drift``) and prior N(0, partner_sd²); grades are the
 players' θ only.
+Optional club levels (``level_sd`` > 0, as ``kalman``'s): a player whose
+first result is at a club session starts relative to that club's level,
+θ_{p,first} − L_c ~ N(m₀, prior_sd²), L_c ~ N(0, level_sd²) one unknown a
+club for good (no walk); without them every first strength is pulled to
+m₀ on its own, so the prior holds a club's mean near m₀ with sd
+prior_sd/√members — far tighter than real clubs differ.
 The field is SOpp's (``field.strength_of_opponents``): for Swiss events
 the mean of the match opponents' strengths, which enters the row as is;
 for every other movement the mean of the other pairs of the group,
@@ -83,12 +89,13 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from simcore.results import KIND_ONLINE, MATCH_KINDS
+from simcore.results import EVENT_TYPES, KIND_ONLINE, MATCH_KINDS
 from simcore.schemes import PlayerTable, SchemeBase
 from simcore.schemes.field import standard_scores
 from simcore.schemes.ngs import Params as _NGSParams
 
 _NGS = _NGSParams()
+EVENT_CLUB = EVENT_TYPES.index("club")
 
 
 def _p(default, help, **meta):  # noqa: A002
@@ -122,6 +129,8 @@ class Params:
     partner_sd: float = _p(0.0, "sd of a partnership's own effect on its pairs' scores (grade points); 0: no "
                                 "partnership effect", min=0.0)
     partner_drift: float = _p(0.25, "variance a partnership's effect gains a year (grade points²)", min=1e-9)
+    level_sd: float = _p(0.0, "sd of a club's level (grade points); a player first seen at a club session starts "
+                              "relative to it; 0: no club levels", min=0.0)
     window_days: int = _p(365, "days solved exactly at a snapshot; older strengths move only with one shift a "
                                "player (rows folded); 0: the whole history every snapshot (exact, quadratic cost)",
                           min=0)
@@ -144,6 +153,9 @@ class OfflineState:
     last_var: np.ndarray
     last_period: np.ndarray
     n_players: int = 0
+    ent_kind: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # 0 player, 1 partnership, 2 club
+    q_entity: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # partnership -> entity (-1)
+    c_entity: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # club -> entity (-1)
     n_vars: int = 0
     var_player: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     var_period: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -178,20 +190,13 @@ class OfflineScheme(SchemeBase):
         explicit = np.asarray(players.initial_grade, np.float64)
         rule = np.where(np.asarray(players.at_start, bool), p.prior_mean, p.newcomer_mean)
         P = players.n_players
-        state = OfflineState(start=np.where(np.isnan(explicit), rule, explicit),
-                             member=np.asarray(players.member, bool).copy(),
-                             last_var=np.full(P, -1, np.int64), last_period=np.full(P, -1, np.int64), n_players=P)
-        return self.grow(state, n_partnerships)
+        return OfflineState(start=np.where(np.isnan(explicit), rule, explicit),
+                            member=np.asarray(players.member, bool).copy(),
+                            last_var=np.full(P, -1, np.int64), last_period=np.full(P, -1, np.int64), n_players=P,
+                            ent_kind=np.zeros(P, np.int8))
 
     def grow(self, state: OfflineState, n_partnerships: int) -> OfflineState:
-        """With a partnership effect, partnership q is the entity P + q (its prior mean 0)."""
-        if self.params.partner_sd > 0:
-            more = state.n_players + n_partnerships - len(state.start)
-            if more > 0:
-                state.start = np.r_[state.start, np.zeros(more)]
-                state.last_var = np.r_[state.last_var, np.full(more, -1, np.int64)]
-                state.last_period = np.r_[state.last_period, np.full(more, -1, np.int64)]
-        return state
+        return state  # partnership and club entities are added as they appear
 
     # -- rows -------------------------------------------------------------------------
     def apply(self, state: OfflineState, scored, out_after: np.ndarray) -> None:
@@ -223,15 +228,16 @@ class OfflineScheme(SchemeBase):
         share = np.array([0.5, 0.5])  # a pair's strength: the mean of its players' ...
         if p.partner_sd > 0:
             q = np.asarray(sc.pair_partnership, np.int64)
-            if len(q) and (q.min() < 0 or P + q.max() >= len(state.start)):
-                bad = int(np.flatnonzero((q < 0) | (P + q >= len(state.start)))[0])
-                raise ValueError(f"offline: pair_partnership row {bad} is {q[bad]}; partnership ids must be "
-                                 f"in 0..{len(state.start) - P - 1} (grow the state first)")
-            entities = np.c_[entities, P + q]
+            if len(q) and q.min() < 0:
+                bad = int(np.flatnonzero(q < 0)[0])
+                raise ValueError(f"offline: pair_partnership row {bad} is {q[bad]}; partnership ids must be >= 0")
+            state.q_entity = _entities(state, state.q_entity, q[kept.keep], 1)
+            entities = np.c_[entities, np.where(kept.keep, state.q_entity[np.where(kept.keep, q, 0)], -1)]
             share = np.r_[share, 1.0]  # ... plus its partnership's effect
         u = _unknowns(state, sc, kept, entities, p.period_days)
-        rows_c, rows_v, rows_y, rows_w = _walk_and_prior_rows(state, u, p)
-        n_vars = state.n_vars + len(u.new_idx)
+        levels = _club_levels(state, sc, u, p)
+        rows_c, rows_v, rows_y, rows_w = _walk_and_prior_rows(state, u, p, levels)
+        n_vars = state.n_vars + len(u.new_idx) + len(levels.new_vars)
         y, w_obs = _observations(sc, kept, p)
         # intercepts: one per (session, group) among plain entries
         ent, is_match, sess = kept.ent, kept.is_match, kept.sess
@@ -254,7 +260,7 @@ class OfflineScheme(SchemeBase):
         n_rows = _append_rows(state, rows_c, rows_v, rows_y, rows_w)
         state.blocks.extend(blocks_extra)
         state.n_rows += n_rows + len(swiss)
-        _book_unknowns(state, u, n_vars, np.asarray(sc.day, np.int64)[ukey // 1_000_003] // p.period_days)
+        _book_unknowns(state, u, levels, n_vars, np.asarray(sc.day, np.int64)[ukey // 1_000_003] // p.period_days)
         if out_after is not None:
             self._solve(state)
             ev = u.entry_var[:, :2]
@@ -559,12 +565,14 @@ def _chain_preconditioner(state: OfflineState, pos: np.ndarray, epos: np.ndarray
 class _Kept(NamedTuple):
     """Entries of one apply call: sess[i] session of entry i, n_ranked pairs
     ranked in its field, is_match (Swiss entry), ent the kept entries in
-    processing order, keep the mask of kept entries (entry order)."""
+    processing order, keep the mask of kept entries (entry order), rank each session's place
+    in processing order (-1 not graded)."""
     sess: np.ndarray
     n_ranked: np.ndarray
     is_match: np.ndarray
     keep: np.ndarray
     ent: np.ndarray
+    rank: np.ndarray
 
 
 def _kept_entries(sc) -> _Kept:
@@ -581,7 +589,7 @@ def _kept_entries(sc) -> _Kept:
     keep &= rank[sess] >= 0
     ent = np.flatnonzero(keep)
     ent = ent[np.argsort(rank[sess[ent]], kind="stable")]  # processing order
-    return _Kept(sess, n_ranked, is_match, keep, ent)
+    return _Kept(sess, n_ranked, is_match, keep, ent, rank)
 
 
 class _Unknowns(NamedTuple):
@@ -590,7 +598,7 @@ class _Unknowns(NamedTuple):
     uniq_pl, uniq_per, var_of_uniq: player, period and unknown of each;
     new_idx: which of them are new; prev_var, prev_per: the unknown and period
     before each new one (-1: none); entry_var[e, k]: the unknown of player k
-    of entry e (-1: entry not kept)."""
+    of entry e (-1: entry not kept); uniq_sess: the session of each one's first result."""
     uniq_pl: np.ndarray
     uniq_per: np.ndarray
     var_of_uniq: np.ndarray
@@ -598,6 +606,7 @@ class _Unknowns(NamedTuple):
     prev_var: np.ndarray
     prev_per: np.ndarray
     entry_var: np.ndarray
+    uniq_sess: np.ndarray
 
 
 def _unknowns(state: OfflineState, sc, kept: _Kept, entities: np.ndarray, period_days: int) -> _Unknowns:
@@ -610,10 +619,12 @@ def _unknowns(state: OfflineState, sc, kept: _Kept, entities: np.ndarray, period
     pl = entities[used].ravel()
     per = np.repeat(period[used], k)
     per = np.maximum(per, state.last_period[pl])
-    order = np.lexsort((per, pl))
+    rank = np.repeat(kept.rank[kept.sess[used]], k)
+    order = np.lexsort((rank, per, pl))  # an entity's (period's) first session in processing order first
     pl_s, per_s = pl[order], per[order]
     first = np.r_[True, (pl_s[1:] != pl_s[:-1]) | (per_s[1:] != per_s[:-1])]
     uniq_pl, uniq_per = pl_s[first], per_s[first]
+    uniq_sess = np.repeat(kept.sess[used], k)[order][first]
     reuse = uniq_per == state.last_period[uniq_pl]
     new = ~reuse
     n_new = int(new.sum())
@@ -635,16 +646,50 @@ def _unknowns(state: OfflineState, sc, kept: _Kept, entities: np.ndarray, period
     var_pl[order] = var_sorted
     entry_var = np.full((sc.n_entries, k), -1, np.int64)
     entry_var[used] = var_pl.reshape(-1, k)
-    return _Unknowns(uniq_pl, uniq_per, var_of_uniq, new_idx, prev_var, prev_per, entry_var)
+    return _Unknowns(uniq_pl, uniq_per, var_of_uniq, new_idx, prev_var, prev_per, entry_var, uniq_sess)
 
 
-def _walk_and_prior_rows(state: OfflineState, u: _Unknowns, p: Params):
-    """(columns, values, targets, weights) lists: walk rows between a player's consecutive
-    unknowns, prior rows for first ones.  Records the walk links in ``state``."""
+class _Levels(NamedTuple):
+    """Club levels touched by one apply call: club_var[i] the level unknown of new first
+    unknown i (-1: plain prior); new_vars/new_ents the level unknowns created (and their
+    entities, one unknown each for good: a level does not walk)."""
+    club_var: np.ndarray
+    new_vars: np.ndarray
+    new_ents: np.ndarray
+
+
+def _club_levels(state: OfflineState, sc, u: _Unknowns, p: Params) -> _Levels:
+    """A player's first strength is relative to the level of the club of his first result, if
+    that was a club session (as kalman); the level's unknown is created on first use."""
+    first = u.prev_var < 0
+    ents = u.uniq_pl[u.new_idx]
+    club_var = np.full(len(ents), -1, np.int64)
+    none = np.zeros(0, np.int64)
+    if p.level_sd <= 0:
+        return _Levels(club_var, none, none)
+    sess = u.uniq_sess[u.new_idx]
+    club = np.asarray(sc.club, np.int64)[sess]
+    at_club = first & (state.ent_kind[ents] == 0) & (np.asarray(sc.event)[sess] == EVENT_CLUB) & (club >= 0)
+    if not at_club.any():
+        return _Levels(club_var, none, none)
+    state.c_entity = _entities(state, state.c_entity, club[at_club], 2)
+    ce = state.c_entity[club[at_club]]
+    new_ents = np.unique(ce[state.last_var[ce] < 0])
+    new_vars = state.n_vars + len(u.new_idx) + np.arange(len(new_ents))
+    level_var = state.last_var.copy()
+    level_var[new_ents] = new_vars
+    club_var[at_club] = level_var[ce]
+    return _Levels(club_var, new_vars, new_ents)
+
+
+def _walk_and_prior_rows(state: OfflineState, u: _Unknowns, p: Params, levels: _Levels):
+    """(columns, values, targets, weights) lists: walk rows between an entity's consecutive
+    unknowns, prior rows for first ones (relative to a club level where there is one), and
+    the new club levels' priors.  Records the walk links in ``state``."""
     walk = u.prev_var >= 0
     new_var = u.var_of_uniq[u.new_idx]
-    is_pp = u.uniq_pl[u.new_idx] >= state.n_players  # partnership effects: their own walk and prior
-    drift = np.where(is_pp, p.partner_drift, p.drift)
+    kind = state.ent_kind[u.uniq_pl[u.new_idx]]
+    drift = np.where(kind == 1, p.partner_drift, p.drift)  # partnership effects: their own walk and prior
     gap = (u.uniq_per[u.new_idx] - u.prev_per) * p.period_days / 365.25 * drift
     rows_c = [np.stack([new_var[walk], u.prev_var[walk]], 1)]
     rows_v = [np.tile([1.0, -1.0], (int(walk.sum()), 1))]
@@ -652,11 +697,35 @@ def _walk_and_prior_rows(state: OfflineState, u: _Unknowns, p: Params):
     rows_w = [1.0 / gap[walk]]
     state.links.append((new_var[walk], u.prev_var[walk], 1.0 / gap[walk]))
     prior = ~walk
-    rows_c.append(np.stack([new_var[prior], new_var[prior]], 1))
-    rows_v.append(np.tile([1.0, 0.0], (int(prior.sum()), 1)))
+    lv = levels.club_var[prior]
+    rows_c.append(np.stack([new_var[prior], np.where(lv >= 0, lv, new_var[prior])], 1))
+    rows_v.append(np.stack([np.ones(int(prior.sum())), np.where(lv >= 0, -1.0, 0.0)], 1))
     rows_y.append(state.start[u.uniq_pl[u.new_idx[prior]]])
-    rows_w.append(1.0 / np.where(is_pp[prior], p.partner_sd, p.prior_sd) ** 2)
+    rows_w.append(1.0 / np.where(kind[prior] == 1, p.partner_sd, p.prior_sd) ** 2)
+    n = len(levels.new_vars)
+    rows_c.append(np.stack([levels.new_vars, levels.new_vars], 1))
+    rows_v.append(np.tile([1.0, 0.0], (n, 1)))
+    rows_y.append(np.zeros(n))
+    rows_w.append(np.full(n, 1.0 / p.level_sd ** 2) if n else np.zeros(0))
     return rows_c, rows_v, rows_y, rows_w
+
+
+def _entities(state: OfflineState, table: np.ndarray, ids: np.ndarray, kind: int) -> np.ndarray:
+    """``table`` (id -> entity, -1 none) grown to cover ``ids``, with a new entity (prior mean 0)
+    for each id without one; returns the table."""
+    if len(ids) == 0:
+        return table
+    if ids.max() >= len(table):
+        table = np.r_[table, np.full(int(ids.max()) + 1 - len(table), -1, np.int64)]
+    new = np.unique(ids[table[ids] < 0])
+    if len(new):
+        first = len(state.start)
+        table[new] = first + np.arange(len(new))
+        state.start = np.r_[state.start, np.zeros(len(new))]
+        state.last_var = np.r_[state.last_var, np.full(len(new), -1, np.int64)]
+        state.last_period = np.r_[state.last_period, np.full(len(new), -1, np.int64)]
+        state.ent_kind = np.r_[state.ent_kind, np.full(len(new), kind, np.int8)]
+    return table
 
 
 def _observations(sc, kept: _Kept, p: Params):
@@ -709,24 +778,29 @@ def _append_rows(state: OfflineState, rows_c, rows_v, rows_y, rows_w) -> int:
     return len(c)
 
 
-def _book_unknowns(state: OfflineState, u: _Unknowns, n_vars: int, intercept_period: np.ndarray) -> None:
-    """Grow the unknowns to ``n_vars`` (new players' ones warm-started at their previous
-    strength, grade points; intercepts, the last ones, have their session's period)
-    and record each player's latest unknown and period."""
+def _book_unknowns(state: OfflineState, u: _Unknowns, levels: _Levels, n_vars: int,
+                   intercept_period: np.ndarray) -> None:
+    """Grow the unknowns to ``n_vars`` — the new entity unknowns, the new club levels, then
+    the intercepts (each with its session's period) — warm-started at the entity's previous
+    strength (grade points), and record each entity's latest unknown and period."""
     new_var = u.var_of_uniq[u.new_idx]
     x0 = np.zeros(n_vars)
     x0[:len(state.x)] = state.x
     prev_value = np.where(u.prev_var >= 0, x0[np.maximum(u.prev_var, 0)], state.start[u.uniq_pl[u.new_idx]])
-    x0[new_var] = prev_value  # warm start: a player's previous strength
+    x0[new_var] = prev_value  # warm start: the entity's previous strength
     state.x = x0
-    state.var_player = np.concatenate([state.var_player, u.uniq_pl[u.new_idx],
+    period = int(u.uniq_per.max()) if len(u.uniq_per) else max(state.max_period, 0)
+    state.var_player = np.concatenate([state.var_player, u.uniq_pl[u.new_idx], levels.new_ents,
                                        np.full(len(intercept_period), -1, np.int64)])
-    state.var_period = np.concatenate([state.var_period, u.uniq_per[u.new_idx], intercept_period])
-    if len(u.uniq_per):
-        state.max_period = max(state.max_period, int(u.uniq_per.max()))
+    state.var_period = np.concatenate([state.var_period, u.uniq_per[u.new_idx],
+                                       np.full(len(levels.new_ents), period, np.int64), intercept_period])
     last = np.r_[u.uniq_pl[1:] != u.uniq_pl[:-1], True]
     state.last_var[u.uniq_pl[last]] = u.var_of_uniq[last]
     state.last_period[u.uniq_pl[last]] = u.uniq_per[last]
+    state.last_var[levels.new_ents] = levels.new_vars
+    state.last_period[levels.new_ents] = period
+    if len(u.uniq_per):
+        state.max_period = max(state.max_period, int(u.uniq_per.max()))
     state.n_vars = n_vars
 
 
