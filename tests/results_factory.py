@@ -42,7 +42,7 @@ def build(sessions, n_players):
         team_names=np.array(team_names, object),
         player_names=np.array([f"P{p}" for p in range(n_players)], object),
         player_member=np.ones(n_players, bool), player_at_start=np.zeros(n_players, bool),
-        player_initial_grade=np.full(n_players, np.nan), club_names=np.array([f"club{c}" for c in range(1 + max([x.get("club", 0) for x in sessions] + [0]))],
+        player_initial_grade=np.full(n_players, np.nan), club_names=np.array(["club"] + [f"club{c}" for c in range(1, 1 + max([x.get("club", 0) for x in sessions] + [0]))],
                                                               object),
     )
 
