@@ -42,6 +42,10 @@ def test_snapshot_extras_carry_their_code_labels(traced):
     assert status.attrs["extra"] == "status" and status.attrs["scheme_name"] == "ngs"
     assert status.attrs["flag_meanings"] == "provisional evolving mature out_of_date"
     assert (status.sel(scheme="ppi") == -1).all()  # another scheme's variant has no NGS status
+    # each variant of a scheme has its own codes (the engine keeps them per publishing variant)
+    for label in ("ppi", "ppi(halve_below=44)"):
+        assert (ds["ppi_band"].sel(scheme=label) >= 0).any(), label
+    assert (ds["ppi_band"].sel(scheme="ngs") == -1).all() and (status.sel(scheme="ngs") >= 0).any()
     assert ds["ppi_band"].attrs["flag_meanings"] == "club diamond heart spade"
     by = metrics.accuracy_by(ds, "status", min_boards=0)
     assert list(by["group"].values) == ["provisional", "evolving", "mature", "out of date"]
@@ -124,3 +128,17 @@ def test_late_scored_sessions_reach_the_schemes_late(tmp_path):
     a, b = (runs[k]["grade"].isel(time=-1).values for k in ("on_time", "late"))
     assert np.isfinite(a).sum() == np.isfinite(b).sum() > 100
     assert not np.array_equal(a[np.isfinite(a)], b[np.isfinite(b)])
+
+
+def test_the_garbage_collector_is_on_again_after_a_run(traced, monkeypatch):
+    import gc
+    assert gc.isenabled()  # after the traced run
+    eng = engine.Engine("default", "ppi", years=0.05, seed=1)
+
+    def fail():
+        assert not gc.isenabled()  # off while the run works
+        raise RuntimeError("stop")
+    monkeypatch.setattr(eng, "_run", fail)
+    with pytest.raises(RuntimeError, match="stop"):
+        eng.run()
+    assert gc.isenabled()
