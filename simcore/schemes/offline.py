@@ -20,8 +20,10 @@ Optional partnership effect (``partner_sd`` > 0): u_q, partnership q's
 own effect on its pairs' scores, is one more entity with its own random
 walk (``partner_drift``) and prior N(0, partner_sd²); grades are the
 players' θ only.
-Optional club levels (``level_sd`` > 0, as ``kalman``'s): a player whose
-first result is at a club session starts relative to that club's level,
+Optional club levels (``level_sd`` > 0, after ``kalman``'s): a player
+starts relative to the level of the venue (club) of his first result —
+kalman counts club sessions only; counting every venue keeps the strong
+players first seen at events from pinning the whole population to m₀ —
 θ_{p,first} − L_c ~ N(m₀, prior_sd²), L_c ~ N(0, level_sd²) one unknown a
 club for good (no walk); without them every first strength is pulled to
 m₀ on its own, so the prior holds a club's mean near m₀ with sd
@@ -89,13 +91,12 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from simcore.results import EVENT_TYPES, KIND_ONLINE, MATCH_KINDS
+from simcore.results import KIND_ONLINE, MATCH_KINDS
 from simcore.schemes import PlayerTable, SchemeBase
 from simcore.schemes.field import standard_scores
 from simcore.schemes.ngs import Params as _NGSParams
 
 _NGS = _NGSParams()
-EVENT_CLUB = EVENT_TYPES.index("club")
 
 
 def _p(default, help, **meta):  # noqa: A002
@@ -129,8 +130,8 @@ class Params:
     partner_sd: float = _p(0.0, "sd of a partnership's own effect on its pairs' scores (grade points); 0: no "
                                 "partnership effect", min=0.0)
     partner_drift: float = _p(0.25, "variance a partnership's effect gains a year (grade points²)", min=1e-9)
-    level_sd: float = _p(0.0, "sd of a club's level (grade points); a player first seen at a club session starts "
-                              "relative to it; 0: no club levels", min=0.0)
+    level_sd: float = _p(0.0, "sd of a club's level (grade points); a player starts relative to the level of "
+                              "the venue of his first result; 0: no club levels", min=0.0)
     window_days: int = _p(365, "days solved exactly at a snapshot; older strengths move only with one shift a "
                                "player (rows folded); 0: the whole history every snapshot (exact, quadratic cost)",
                           min=0)
@@ -659,8 +660,8 @@ class _Levels(NamedTuple):
 
 
 def _club_levels(state: OfflineState, sc, u: _Unknowns, p: Params) -> _Levels:
-    """A player's first strength is relative to the level of the club of his first result, if
-    that was a club session (as kalman); the level's unknown is created on first use."""
+    """A player's first strength is relative to the level of the venue (club) of his first
+    result; the level's unknown is created on first use."""
     first = u.prev_var < 0
     ents = u.uniq_pl[u.new_idx]
     club_var = np.full(len(ents), -1, np.int64)
@@ -669,7 +670,7 @@ def _club_levels(state: OfflineState, sc, u: _Unknowns, p: Params) -> _Levels:
         return _Levels(club_var, none, none)
     sess = u.uniq_sess[u.new_idx]
     club = np.asarray(sc.club, np.int64)[sess]
-    at_club = first & (state.ent_kind[ents] == 0) & (np.asarray(sc.event)[sess] == EVENT_CLUB) & (club >= 0)
+    at_club = first & (state.ent_kind[ents] == 0) & (club >= 0)
     if not at_club.any():
         return _Levels(club_var, none, none)
     state.c_entity = _entities(state, state.c_entity, club[at_club], 2)

@@ -7,8 +7,8 @@ out player by player — no intercepts), random-walk links between a
 player's consecutive periods, a prior on his first.  With
 ``p.partner_sd > 0`` each partnership is one more entity ("q", id) whose
 effect adds to its pairs' strength (its own walk and prior, mean 0).
-With ``p.level_sd > 0`` a player first seen at a club session starts
-relative to that club's level, one more unknown ("c", club) with prior
+With ``p.level_sd > 0`` a player starts relative to the level of the
+venue (club) of his first result, one more unknown ("c", club) with prior
 N(0, level_sd²) and no walk.
 """
 
@@ -55,8 +55,8 @@ def naive_offline(p, sc, start):
                         rows.append(({var[(pl, k)]: 1.0, var[(pl, latest[pl])]: -1.0}, 0.0, 1 / gap))
                     elif is_q:
                         rows.append(({var[(pl, k)]: 1.0}, 0.0, 1 / p.partner_sd ** 2))
-                    elif p.level_sd > 0 and sc.event[s] == 0 and sc.club[s] >= 0:
-                        # first seen at a club session: his strength starts relative to the club's level
+                    elif p.level_sd > 0 and sc.club[s] >= 0:
+                        # his strength starts relative to the level of the venue of his first result
                         lev = ("c", int(sc.club[s]))
                         if lev not in var:
                             var[lev] = len(var)
