@@ -366,3 +366,40 @@ def test_lay_out_sessions_matches_reference(seed, n_layouts, n_sessions):
     assert dest.tolist() == want_dest
     assert np.diff(row_start).tolist() == [len(layouts[k].rows) for k in session_layout]
     assert np.diff(trav_start).tolist() == [len(layouts[k].rank) for k in session_layout]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 2**64 - 1), st.integers(1, 3))
+def test_seat_rooms_matches_reference(seed, key, n_rooms):
+    from simcore.movements.seating import Rooms, room_seats, seat_rooms
+    rng = np.random.default_rng(seed)
+    rooms = []
+    for _ in range(n_rooms):  # players alone and pairs that entered together (some listed twice), random sizes
+        players = rng.permutation(200)
+        n_single, n_fixed = int(rng.integers(0, 30)), int(rng.integers(0, 8))
+        a = list(players[:n_single]) + list(players[n_single:n_single + 2 * n_fixed:2])
+        b = [-1] * n_single + list(players[n_single + 1:n_single + 2 * n_fixed:2])
+        if n_fixed and rng.random() < 0.3:
+            a.append(b[-1])
+            b.append(a[-2])
+        bonus = [0.0] * n_single + rng.normal(0, 2, len(a) - n_single).tolist()
+        rooms.append(dict(a=a, b=b, bonus=bonus, rounds=int(rng.integers(1, 5)), bpr=int(rng.integers(1, 4)),
+                          index=int(rng.integers(0, 10**6))))
+    start = np.cumsum([0] + [len(x["a"]) for x in rooms]).astype(np.int64)
+    cat = lambda f, dt: np.array([v for x in rooms for v in x[f]], dt)  # noqa: E731
+    packed = Rooms(np.array([x["index"] for x in rooms], np.int64), np.array([x["rounds"] for x in rooms], np.int64),
+                   np.array([x["bpr"] for x in rooms], np.int64), start, cat("a", np.int64), cat("b", np.int64),
+                   cat("bonus", np.float64))
+    out = room_seats(packed)
+    seat_rooms(np.uint64(key), packed, out)
+    for o, x in enumerate(rooms):
+        rows, pairs, bonus, rank = naive.seat_online_room(key, x["index"], [int(v) for v in x["a"]],
+                                                         [int(v) for v in x["b"]], x["bonus"], x["rounds"], x["bpr"])
+        r = slice(out.row_start[o], out.row_start[o + 1])
+        got = list(zip(*(c[r].tolist() for c in (out.round, out.table, out.ns, out.ew, out.first_board,
+                                                   out.n_boards))))
+        assert got == rows
+        p = slice(out.pair_start[o], out.pair_start[o + 1])
+        assert list(zip(out.pair_a[p].tolist(), out.pair_b[p].tolist())) == [tuple(map(int, q)) for q in pairs]
+        assert out.pair_bonus[p].tolist() == bonus
+        assert out.rank[out.rank_start[o]:out.rank_start[o + 1]].tolist() == rank

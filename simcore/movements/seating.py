@@ -31,7 +31,7 @@ from simcore._jit import kernel
 from simcore.movements import choose_layout, layout_schedule
 from simcore.movements.online import online_seat_round
 from simcore.movements.registry import KIND_ONLINE, SEAT_ROOM, SEAT_STANDINGS, kind_flags, movement
-from simcore.rng import new_stream
+from simcore.rng import seed_stream
 
 _ONLINE_SALT = 0x0717E  # stream label of the online room's seating
 _IS_TEAM = np.array(kind_flags(lambda m: m.is_team))
@@ -152,25 +152,31 @@ def seat_sessions(plan, key, session_index) -> Seated:
         store = _STORE.snapshot()  # it may have grown
         session_layout[fixed] = ids[inverse.ravel()]
     online = np.flatnonzero(room)
-    seats = []
-    for s in online:  # the online room draws its seating afresh each session
-        lo, hi = entry_start[s], entry_start[s + 1]
-        session_layout[s] = len(store.seatings) + len(seats)
-        seats.append(seat_online(plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], int(plan.boards[s]),
-                                 int(plan.boards_per_round[s]) or 2, key, session_index[s]))
-    if seats:
-        store = _Packed.of(store.seatings + seats)
-    row_start, cols, trav_start, dest = lay_out_sessions(session_layout, store.rows)
-    if seats:
-        entry_start, a, b, bonus, team = _online_entries(plan, online, seats)
+    rows = store.rows
+    field = dict(kind=store.kind, winners=store.winners, n_boards=store.n_boards, names=store.names,
+                 swiss_rounds=store.swiss_rounds, bpr=store.bpr)
+    if len(online):  # the online room draws its seating afresh each session
+        rooms = _rooms(plan, online, session_index)
+        seats = room_seats(rooms)
+        seat_rooms(np.uint64(key), rooms, seats)
+        session_layout[online] = len(store.seatings) + np.arange(len(online))
+        rows = _join_rows(store.rows, seats)
+        O = len(online)
+        n_boards = rooms.rounds * rooms.bpr
+        names = [f"online:{n}entries-{r}x{b}" for n, r, b in zip(np.diff(rooms.entry_start), rooms.rounds, rooms.bpr)]
+        more = dict(kind=np.full(O, KIND_ONLINE), winners=np.ones(O), n_boards=n_boards,
+                    names=np.array(names, object), swiss_rounds=np.zeros(O), bpr=np.zeros(O))
+        field = {k: np.concatenate([v, more[k].astype(v.dtype)]) for k, v in field.items()}
+    row_start, cols, trav_start, dest = lay_out_sessions(session_layout, rows)
+    if len(online):
+        entry_start, a, b, bonus, team = _room_entries(plan, online, seats)
     else:
         a, b, bonus, team = plan.a, plan.b, plan.bonus, plan.team
-    swiss_rounds = store.swiss_rounds[session_layout]
-    return Seated(kind=store.kind[session_layout], winners=store.winners[session_layout],
-                  n_boards=store.n_boards[session_layout], names=store.names[session_layout], swiss=swiss_rounds > 0,
-                  swiss_rounds=swiss_rounds, swiss_bpr=store.bpr[session_layout], entry_start=entry_start,
-                  entry_a=a, entry_b=b, entry_bonus=bonus, entry_team=team, rows=SessionRows(row_start, *cols),
-                  trav_start=trav_start, dest=dest, any_online=bool(seats))
+    f = {k: v[session_layout] for k, v in field.items()}
+    return Seated(kind=f["kind"], winners=f["winners"], n_boards=f["n_boards"], names=f["names"],
+                  swiss=f["swiss_rounds"] > 0, swiss_rounds=f["swiss_rounds"], swiss_bpr=f["bpr"],
+                  entry_start=entry_start, entry_a=a, entry_b=b, entry_bonus=bonus, entry_team=team,
+                  rows=SessionRows(row_start, *cols), trav_start=trav_start, dest=dest, any_online=bool(len(online)))
 
 
 def _layout_code(kind, n, boards, winners) -> np.ndarray:
@@ -248,6 +254,55 @@ class _LayoutStore:
 
 
 
+def _ranges(starts, idx) -> np.ndarray:
+    """Indices of the ranges [starts[i], starts[i+1]) for i in idx, concatenated."""
+    n = starts[idx + 1] - starts[idx]
+    if not n.sum():
+        return np.zeros(0, np.int64)
+    return np.repeat(starts[idx] - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+
+
+def _rooms(plan, online, session_index) -> Rooms:
+    """The online sessions' entries and sizes (``boards`` in rounds of ``boards_per_round``, default 2)."""
+    start = np.asarray(plan.entry_start, np.int64)
+    take = _ranges(start, online)
+    n = start[online + 1] - start[online]
+    entry_start = np.zeros(len(online) + 1, np.int64)
+    np.cumsum(n, out=entry_start[1:])
+    bpr = np.asarray(plan.boards_per_round, np.int64)[online]
+    bpr = np.where(bpr > 0, bpr, 2)
+    rounds = np.maximum(1, np.asarray(plan.boards, np.int64)[online] // bpr)
+    return Rooms(np.asarray(session_index, np.int64)[online], rounds, bpr, entry_start,
+                 plan.a[take].astype(np.int64), plan.b[take].astype(np.int64), plan.bonus[take].astype(np.float64))
+
+
+def _join_rows(rows: LayoutRows, seats: RoomSeats) -> LayoutRows:
+    """The stored layouts' rows followed by the online sessions' (one layout each)."""
+    R, T = int(seats.row_start[-1]), int(seats.rank_start[-1])
+    cat = np.concatenate
+    return LayoutRows(cat([rows.start, rows.start[-1] + seats.row_start[1:]]), cat([rows.round, seats.round[:R]]),
+                      cat([rows.table, seats.table[:R]]), cat([rows.ns, seats.ns[:R]]), cat([rows.ew, seats.ew[:R]]),
+                      cat([rows.first_board, seats.first_board[:R]]), cat([rows.n_boards, seats.n_boards[:R]]),
+                      cat([rows.rank_start, rows.rank_start[-1] + seats.rank_start[1:]]), cat([rows.rank, seats.rank[:T]]))
+
+
+def _room_entries(plan, online, seats: RoomSeats):
+    """(entry_start, a, b, bonus, team) of the chunk with each online session's entries replaced by its pairs."""
+    start = np.asarray(plan.entry_start, np.int64)
+    E = int(start[-1])
+    count = np.diff(start)
+    pool_start = start[:-1].copy()
+    count[online] = np.diff(seats.pair_start)
+    pool_start[online] = E + seats.pair_start[:-1]  # the pairs come after the plan's entries in the pool
+    entry_start = np.zeros(len(count) + 1, np.int64)
+    np.cumsum(count, out=entry_start[1:])
+    take = np.repeat(pool_start - entry_start[:-1], count) + np.arange(int(entry_start[-1]))
+    K = int(seats.pair_start[-1])
+    pool = lambda x, y, dt: np.concatenate([np.asarray(x, dt), np.asarray(y[:K], dt)])[take]  # noqa: E731
+    return (entry_start, pool(plan.a, seats.pair_a, np.int32), pool(plan.b, seats.pair_b, np.int32),
+            pool(plan.bonus, seats.pair_bonus, np.float64), pool(plan.team, np.full(K, -1), np.int32))
+
+
 def _entrants(kind, entry_start, team) -> np.ndarray:
     """Entrants of each session: its pairs, or its teams (highest team number + 1) in team kinds."""
     n = np.diff(entry_start)
@@ -256,22 +311,6 @@ def _entrants(kind, entry_start, team) -> np.ndarray:
         np.maximum.at(top, np.repeat(np.arange(len(n)), n), np.asarray(team, np.int64))
         n = np.where(_IS_TEAM[kind], top + 1, n)
     return n
-
-
-def _online_entries(plan, online, seats):
-    """The chunk's entries with each online session's entries replaced by the pairs formed in its room."""
-    parts, start, cursor = [], [0], 0
-    S = plan.n_sessions
-    for s in range(S):
-        lo, hi = plan.entry_start[s], plan.entry_start[s + 1]
-        parts.append((plan.a[lo:hi], plan.b[lo:hi], plan.bonus[lo:hi], plan.team[lo:hi]))
-    for s, x in zip(online, seats):
-        parts[s] = (x.a, x.b, x.bonus, x.team)
-    for p in parts:
-        cursor += len(p[0])
-        start.append(cursor)
-    cat = lambda i, dt: np.concatenate([p[i] for p in parts]).astype(dt) if parts else np.zeros(0, dt)  # noqa: E731
-    return (np.array(start, np.int64), cat(0, np.int32), cat(1, np.int32), cat(2, np.float64), cat(3, np.int32))
 
 
 def _layout_rows(layouts: list) -> LayoutRows:
@@ -394,33 +433,143 @@ def written_rank(rows: np.ndarray) -> np.ndarray:
     return rank
 
 
-def seat_online(a, b, bonus, boards, bpr, key, session_index) -> Seating:
-    """The online room: partners and tables drawn afresh each round (``online_seat_round``).
+class Rooms(NamedTuple):
+    """A chunk's online-room sessions (O), their entries packed (E): [entry_start[o], entry_start[o+1])."""
 
-    a, b: the room's entries (b = −1 for a player entering alone); bonus:
-    grade points of pairs that entered together; boards: boards in the
-    tourney; bpr: boards a round.
+    index: np.ndarray  # int64 (O): the session's index in the replicate (labels its seating stream)
+    rounds: np.ndarray  # int64 (O)
+    bpr: np.ndarray  # int64 (O): boards a round
+    entry_start: np.ndarray  # int64 (O+1)
+    a: np.ndarray  # int64 (E): the player
+    b: np.ndarray  # int64 (E): the partner they entered with, -1 alone
+    bonus: np.ndarray  # float64 (E): grade points of a pair that entered together
+
+
+class RoomSeats(NamedTuple):
+    """``seat_rooms``'s output, packed by session: rows [row_start[o], row_start[o+1]) (fields as
+    ``LayoutRows``), their travellers' (round, board, table) positions within the session from rank_start[o],
+    and the pairs formed [pair_start[o], pair_start[o+1]) (players low, high; bonus, grade points)."""
+
+    row_start: np.ndarray  # int64 (O+1)
+    round: np.ndarray  # int32
+    table: np.ndarray  # int32
+    ns: np.ndarray  # int64: NS pair, offset within the session's pairs
+    ew: np.ndarray  # int64
+    first_board: np.ndarray  # int32
+    n_boards: np.ndarray  # int64
+    rank_start: np.ndarray  # int64 (O+1)
+    rank: np.ndarray  # int64
+    pair_start: np.ndarray  # int64 (O+1)
+    pair_a: np.ndarray  # int64
+    pair_b: np.ndarray  # int64
+    pair_bonus: np.ndarray  # float64
+
+
+def room_seats(rooms: Rooms) -> RoomSeats:
+    """Output arrays for ``seat_rooms`` sized to the most every room can need (a table per four players a round)."""
+    n = np.diff(rooms.entry_start)
+    per_entry = np.bincount(np.repeat(np.arange(len(n)), n), weights=np.where(rooms.b >= 0, 2, 1),
+                            minlength=len(n)).astype(np.int64)  # room players by session
+    rows = int((rooms.rounds * (per_entry // 4 + 1)).sum())
+    travs = int((rooms.rounds * (per_entry // 4 + 1) * rooms.bpr).sum())
+    O = len(n)
+    e = lambda k, dt=np.int64: np.empty(k, dt)  # noqa: E731
+    return RoomSeats(np.zeros(O + 1, np.int64), e(rows, np.int32), e(rows, np.int32), e(rows), e(rows),
+                     e(rows, np.int32), e(rows), np.zeros(O + 1, np.int64), e(travs), np.zeros(O + 1, np.int64),
+                     e(2 * rows), e(2 * rows), e(2 * rows, np.float64))
+
+
+@kernel
+def seat_rooms(key, rooms, out):
+    """Seat every online-room session of a chunk (``Rooms``) into ``out`` (``RoomSeats``, from ``room_seats``).
+
+    Each session draws from its own stream (key, ``_ONLINE_SALT``, index):
+    round by round ``online_seat_round`` pairs the players who entered
+    alone, shuffles the pairs (those who entered together stay together) and
+    seats them two to a table; round r plays boards r·bpr+1 .. (r+1)·bpr at
+    every table.  The pairs formed are numbered in the order they first sit
+    down (NS before EW, table by table, round by round); a pair that entered
+    together keeps its bonus (if listed twice, the last), the others 0.
     """
-    st = new_stream(np.uint64(key), _ONLINE_SALT, int(session_index))
-    fixed = b >= 0
-    fa, fb = a[fixed].astype(np.int64), b[fixed].astype(np.int64)
-    bonus_of = {(min(x, y), max(x, y)): v for x, y, v in zip(fa, fb, bonus[fixed])}
-    singles = a[~fixed].astype(np.int64)
-    rounds = max(1, boards // bpr)
-    cap = (len(singles) + 2 * len(fa)) // 4 + 1
-    pair_id: dict = {}
-    rows = []
-    for r in range(rounds):
-        na, nb, ea, eb = (np.empty(cap, np.int64) for _ in range(4))
-        tables = online_seat_round(singles, fa, fb, st, na, nb, ea, eb)
-        for t in range(tables):
-            ids = [pair_id.setdefault((min(x, y), max(x, y)), len(pair_id)) for x, y in ((na[t], nb[t]), (ea[t], eb[t]))]
-            rows.append((r + 1, t + 1, ids[0], ids[1], r * bpr + 1, bpr))
-    pairs = np.array(list(pair_id), np.int64).reshape(-1, 2)
-    pb = np.array([bonus_of.get(tuple(p), 0.0) for p in pairs.tolist()])
-    rows = np.array(rows, np.int64).reshape(-1, 6)
-    return Seating(KIND_ONLINE, f"online:{len(a)}entries-{rounds}x{bpr}", 1, rounds * bpr, rows, len(rows) * bpr,
-                   written_rank(rows), a=pairs[:, 0], b=pairs[:, 1], bonus=pb, team=np.full(len(pairs), -1, np.int32))
+    st = np.empty(1, np.uint64)
+    O = rooms.index.shape[0]
+    for o in range(O):
+        seed_stream(st, key, _ONLINE_SALT, rooms.index[o])
+        e0, e1 = rooms.entry_start[o], rooms.entry_start[o + 1]
+        n_fixed = 0
+        for e in range(e0, e1):
+            if rooms.b[e] >= 0:
+                n_fixed += 1
+        singles = np.empty(e1 - e0 - n_fixed, np.int64)
+        fa, fb, fbonus = np.empty(n_fixed, np.int64), np.empty(n_fixed, np.int64), np.empty(n_fixed)
+        i = j = 0
+        for e in range(e0, e1):
+            if rooms.b[e] >= 0:
+                fa[j], fb[j], fbonus[j] = rooms.a[e], rooms.b[e], rooms.bonus[e]
+                j += 1
+            else:
+                singles[i] = rooms.a[e]
+                i += 1
+        cap = (singles.shape[0] + 2 * n_fixed) // 4 + 1
+        na, nb, ea, eb = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
+        bpr = rooms.bpr[o]
+        r0, k0 = out.row_start[o], out.rank_start[o]
+        keys = np.empty(2 * rooms.rounds[o] * cap, np.int64)  # each seated pair (low << 32 | high), in order
+        row, k = r0, k0
+        for r in range(rooms.rounds[o]):
+            tables = online_seat_round(singles, fa, fb, st, na, nb, ea, eb)
+            for t in range(tables):
+                keys[2 * (row - r0)] = _pair_key(na[t], nb[t])
+                keys[2 * (row - r0) + 1] = _pair_key(ea[t], eb[t])
+                out.round[row], out.table[row] = r + 1, t + 1
+                out.first_board[row], out.n_boards[row] = r * bpr + 1, bpr
+                for q in range(bpr):  # (round, board, table) position of the row's q-th board
+                    out.rank[k] = (k - k0) - (t * bpr + q) + q * tables + t
+                    k += 1
+                row += 1
+        out.row_start[o + 1], out.rank_start[o + 1] = row, k
+        _number_pairs(keys[:2 * (row - r0)], fa, fb, fbonus, out, r0, o)
+
+
+@kernel
+def _pair_key(x, y):
+    return (min(x, y) << 32) | max(x, y)
+
+
+@kernel
+def _number_pairs(keys, fa, fb, fbonus, out, r0, o):
+    """Pairs by first appearance in ``keys``: the rows' ns/ew from r0 and the pairs from out.pair_start[o]."""
+    K = keys.shape[0]
+    order = np.argsort(keys, kind="mergesort")  # stable: each key's first appearance leads its run
+    group = np.empty(K, np.int64)
+    leader = np.empty(K, np.int64)
+    G = 0
+    for i in range(K):
+        if i == 0 or keys[order[i]] != keys[order[i - 1]]:
+            leader[G] = order[i]
+            G += 1
+        group[i] = G - 1
+    rank = np.empty(G, np.int64)
+    rank[np.argsort(leader[:G])] = np.arange(G)  # ids in order of first appearance
+    p0 = out.pair_start[o]
+    for i in range(K):
+        pid = rank[group[i]]
+        at = order[i]
+        if at % 2 == 0:
+            out.ns[r0 + at // 2] = pid
+        else:
+            out.ew[r0 + at // 2] = pid
+        out.pair_a[p0 + pid] = keys[at] >> 32
+        out.pair_b[p0 + pid] = keys[at] & 0xFFFFFFFF
+        out.pair_bonus[p0 + pid] = 0.0
+    uniq = np.empty(G, np.int64)
+    for i in range(K):
+        uniq[group[i]] = keys[order[i]]
+    for j in range(fa.shape[0]):  # pairs that entered together keep their bonus
+        g = np.searchsorted(uniq, _pair_key(fa[j], fb[j]))
+        if g < G and uniq[g] == _pair_key(fa[j], fb[j]):
+            out.pair_bonus[p0 + rank[g]] = fbonus[j]
+    out.pair_start[o + 1] = p0 + G
 
 
 _STORE = _LayoutStore()  # after the functions it packs with

@@ -58,3 +58,31 @@ def lay_out_sessions(session_layout, layouts):
         dest += [written + position for position in rank]
         written += len(rank)
     return rows, dest
+
+
+ONLINE_SALT = 0x0717E
+
+
+def seat_online_room(key, index, a, b, bonus, rounds, bpr):
+    """Reference ``seating.seat_rooms`` for one session: (rows, pairs, pair bonuses, rank).
+
+    a, b: the room's entries (b = -1 for a player entering alone); bonus: grade points of the pairs
+    that entered together.  rows: [(round, table, ns pair, ew pair, first board, boards)]; pairs:
+    [(low, high)] numbered as they first sit down; rank: the (round, board, table) position of each
+    traveller in the order the rows write them (row by row, boards in order).
+    """
+    from .rng import SplitMix64
+    stream = SplitMix64(key, ONLINE_SALT, index)
+    fixed = [(x, y, v) for x, y, v in zip(a, b, bonus) if y >= 0]
+    bonus_of = {(min(x, y), max(x, y)): v for x, y, v in fixed}
+    singles = [x for x, y in zip(a, b) if y < 0]
+    pair_id, rows = {}, []
+    for r in range(rounds):
+        tables = online_seat_round(singles, [x for x, _, _ in fixed], [y for _, y, _ in fixed], stream)
+        for t, (na, nb, ea, eb) in enumerate(tables):
+            ids = [pair_id.setdefault((min(x, y), max(x, y)), len(pair_id)) for x, y in ((na, nb), (ea, eb))]
+            rows.append((r + 1, t + 1, ids[0], ids[1], r * bpr + 1, bpr))
+    pairs = list(pair_id)
+    written = [(rnd, first + q, table) for rnd, table, _, _, first, n in rows for q in range(n)]
+    position = {x: i for i, x in enumerate(sorted(written))}
+    return rows, pairs, [bonus_of.get(p, 0.0) for p in pairs], [position[x] for x in written]
