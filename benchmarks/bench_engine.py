@@ -5,7 +5,11 @@ county, 1 replicate of 1 year = ~2.6 M player-boards), so seconds compare
 across commits; ``simcore bench`` prints the same as ns per player-board.
 ``peakmem_`` records the peak memory of the same runs.
 """
+import numpy as np
+
 from simcore.engine import Engine
+from simcore.movements.seating import seat_sessions
+from simcore.world import plan_sessions
 
 from ._workload import quarter
 
@@ -33,3 +37,19 @@ class PassA:
 
     def time_pass_a_quarter(self):
         self.engine._pass_a(self.rep, 13, 26)
+
+
+class PassAStages:
+    """Pass A's planning and seating alone, on the same quarter (weeks 13-26) as ``PassA``."""
+
+    def setup(self):
+        self.engine, self.rep, _ = quarter()
+        self.plan = plan_sessions(self.rep.world, 13, 26)
+        self.index = np.arange(self.plan.n_sessions, dtype=np.int64)
+        seat_sessions(self.plan, self.rep.key, self.index)  # compile; the quarter's layouts are stored
+
+    def time_plan_quarter(self):
+        plan_sessions(self.rep.world, 13, 26)
+
+    def time_seat_quarter(self):
+        seat_sessions(self.plan, self.rep.key, self.index)
