@@ -26,13 +26,13 @@ padding are integrated exactly.  Exponential: cumulative sums of
 φτ(1 − e^{−x/τ})·e^{(E − E_ref)/τ} with the reference rebased as the clock
 runs, so the sum times e^{−(T − E_ref)/τ} is the total weight.
 
-Kernel layout (float64 ``knots`` [0, k1, …, km], ``alpha``/``beta`` per
-segment; ``tau`` > 0 selects the exponential).
+Kernel layout: ``DecayShape``, the segments as scalars (``kernel_shape``).
 """
 
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 
@@ -55,37 +55,52 @@ IHEAD, ICNT, ITOTAL, IEVER, ISESS, IDIRTY, IOFF, ICAP = range(8)
 N_EI = 8
 
 
-def kernel_shape(shape: str, window: float, flat: float = 0.0, half_life: float = 0.0):
-    """(knots, alpha, beta, tau) of a decay shape; window/flat/half-life in boards."""
+DecayShape = namedtuple("DecayShape", "n_seg knot1 knot2 alpha0 alpha1 beta0 beta1 tau")
+DecayShape.__doc__ = """A decay kernel as scalars (boards): K(b) = alpha0 + beta0·b on [0, knot1] and, when n_seg is
+2, alpha1 + beta1·b on [knot1, knot2]; tau > 0 (boards) selects exp(−b/τ) instead.  Scalars, not arrays,
+so a kernel reading the shape takes eight doubles instead of three array structs."""
+
+
+def kernel_shape(shape: str, window: float, flat: float = 0.0, half_life: float = 0.0) -> DecayShape:
+    """The DecayShape of a decay shape; window/flat/half-life in boards."""
     if shape == "line":
-        return np.array([0.0, window]), np.array([window]), np.array([-1.0]), 0.0
+        return DecayShape(1, float(window), float(window), float(window), 0.0, -1.0, 0.0, 0.0)
     if shape == "rectangle":
-        return np.array([0.0, window]), np.array([1.0]), np.array([0.0]), 0.0
+        return DecayShape(1, float(window), float(window), 1.0, 0.0, 0.0, 0.0, 0.0)
     if shape == "trapezium":
         if not 0 < flat < window:
             raise ValueError(f"trapezium: flat={flat} must lie between 0 and the window {window}")
-        return (np.array([0.0, flat, window]), np.array([1.0, window / (window - flat)]),
-                np.array([0.0, -1.0 / (window - flat)]), 0.0)
+        return DecayShape(2, float(flat), float(window), 1.0, window / (window - flat), 0.0, -1.0 / (window - flat),
+                          0.0)
     if shape == "exponential":
         if half_life <= 0:
             raise ValueError(f"exponential: half_life={half_life} must be positive")
-        return np.array([0.0, np.inf]), np.array([1.0]), np.array([0.0]), half_life / math.log(2.0)
+        return DecayShape(1, np.inf, np.inf, 1.0, 0.0, 0.0, 0.0, half_life / math.log(2.0))
     raise ValueError(f"unknown decay shape {shape!r}; choose from {', '.join(SHAPES)}")
 
 
-@kernel(refcount=False)
-def kernel_integral(u, v, knots, alpha, beta, tau):
+@kernel(inline="always", refcount=False)
+def _segment(sh, j):
+    """(start, end, alpha, beta) of segment j (boards)."""
+    if j == 0:
+        return 0.0, sh.knot1, sh.alpha0, sh.beta0
+    return sh.knot1, sh.knot2, sh.alpha1, sh.beta1
+
+
+@kernel(inline="always", refcount=False)
+def kernel_integral(u, v, sh):
     """∫_u^v K(b) db (boards)."""
     if v <= u:
         return 0.0
-    if tau > 0.0:
-        return tau * (np.exp(-u / tau) - np.exp(-v / tau))
+    if sh.tau > 0.0:
+        return sh.tau * (np.exp(-u / sh.tau) - np.exp(-v / sh.tau))
     total = 0.0
-    for j in range(alpha.shape[0]):
-        lo = max(u, knots[j])
-        hi = min(v, knots[j + 1])
+    for j in range(sh.n_seg):
+        k0, k1, a, b = _segment(sh, j)
+        lo = max(u, k0)
+        hi = min(v, k1)
         if hi > lo:
-            total += alpha[j] * (hi - lo) + beta[j] * (hi * hi - lo * lo) / 2.0
+            total += a * (hi - lo) + b * (hi * hi - lo * lo) / 2.0
     return total
 
 
@@ -129,8 +144,8 @@ def rebuild_cum(ring_f, ent_f, ent_i, ent, first, tau):
         ring_f[p, CD] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CD, BD) + vd
 
 
-@kernel(refcount=False)
-def _search(ring_f, ent_i, ent, n, col, value, use_start):
+@kernel(inline="always", refcount=False)
+def _search(ring_f, ent_i, ent, n, value):
     """Number of logical sessions whose E is <= value."""
     lo, hi = 0, n
     while lo < hi:
@@ -141,68 +156,6 @@ def _search(ring_f, ent_i, ent, n, col, value, use_start):
         else:
             hi = mid
     return lo
-
-
-@kernel(refcount=False)
-def weighted_sums(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau):
-    """(Σ g·w, Σ w) over the entity's sessions, w = φ ∫ K over the session's ages.
-
-    Requires the ring to hold no session wholly beyond the window (callers
-    drop them first, ``window_drop``/``_evict``), so the window's end needs
-    no search: O(1) for the line and the rectangle, one binary search per
-    interior knot otherwise.
-    """
-    n = ent_i[ent, ICNT]
-    T = ent_f[ent, ET]
-    sw = 0.0
-    sgw = 0.0
-    if n > 0:
-        if tau > 0.0:
-            scale = np.exp(-(T - ent_f[ent, EREF]) / tau)
-            sw = (_cum(ring_f, ent_f, ent_i, ent, n - 1, CA, BA) - ent_f[ent, BA]) * scale
-            sgw = (_cum(ring_f, ent_f, ent_i, ent, n - 1, CC, BC) - ent_f[ent, BC]) * scale
-        else:
-            m = alpha.shape[0]
-            for j in range(m):
-                # sessions fully in [knots[j], knots[j+1]]: start >= T - k_{j+1} and E <= T - k_j
-                if j == m - 1:
-                    # sessions wholly beyond the window are dropped, so only the oldest can reach past it
-                    p0 = _phys(ent_i, ent, 0)
-                    i_lo = 1 if ring_f[p0, RE] - ring_f[p0, RX] < T - knots[m] else 0
-                else:
-                    i_lo = _count_below(ring_f, ent_i, ent, n, T - knots[j + 1])
-                if j == 0:
-                    i_hi = n - 1  # every session's newest board is at age >= 0
-                else:
-                    i_hi = _search(ring_f, ent_i, ent, n, RE, T - knots[j], False) - 1
-                if i_lo <= i_hi:
-                    a_sum = (_cum(ring_f, ent_f, ent_i, ent, i_hi, CA, BA)
-                             - _cum(ring_f, ent_f, ent_i, ent, i_lo - 1, CA, BA))
-                    b_sum = (_cum(ring_f, ent_f, ent_i, ent, i_hi, CB, BB)
-                             - _cum(ring_f, ent_f, ent_i, ent, i_lo - 1, CB, BB))
-                    c_sum = (_cum(ring_f, ent_f, ent_i, ent, i_hi, CC, BC)
-                             - _cum(ring_f, ent_f, ent_i, ent, i_lo - 1, CC, BC))
-                    d_sum = (_cum(ring_f, ent_f, ent_i, ent, i_hi, CD, BD)
-                             - _cum(ring_f, ent_f, ent_i, ent, i_lo - 1, CD, BD))
-                    sw += (alpha[j] + beta[j] * T) * a_sum - beta[j] * b_sum
-                    sgw += (alpha[j] + beta[j] * T) * c_sum - beta[j] * d_sum
-            # sessions straddling a knot: integrate exactly (each once, at its first knot)
-            for j in range(1, m + 1):
-                k = knots[j]
-                if j == m:
-                    i = 0  # only the oldest can straddle the window's end
-                else:
-                    i = _count_below(ring_f, ent_i, ent, n, T - k) - 1  # last session starting before age k
-                if i < 0:
-                    continue
-                p = _phys(ent_i, ent, i)
-                near = T - ring_f[p, RE]
-                far = near + ring_f[p, RX]
-                if near < k < far and (j == 1 or near >= knots[j - 1]):
-                    w = ring_f[p, RPHI] * kernel_integral(near, far, knots, alpha, beta, tau)
-                    sw += w
-                    sgw += w * ring_f[p, RG]
-    return sgw, sw
 
 
 @kernel(inline="always", refcount=False)
@@ -220,21 +173,81 @@ def _count_below(ring_f, ent_i, ent, n, value):
 
 
 @kernel(refcount=False)
-def current_grade(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau, pad_boards, real_boards):
-    """Weighted mean of the session grades plus the padding at the initial grade.
+def current_grade(ring_f, ent_f, ent_i, ent, sh, pad_boards):
+    """Current grade (grade points): the weighted mean of the entity's session grades plus the padding.
 
-    Padding: until the entity has reached ``pad_boards`` boards (IEVER), its
-    history is extended with (pad_boards − real_boards) boards at its
-    initial grade, sitting oldest.  NaN when there is nothing to average.
+    One function (its helpers inlined, the shape as scalars): a grade is a
+    few cumulative-sum lookups, and a call tree passing the ring arrays
+    down cost more than the arithmetic.  Session weights w = φ ∫ K over the
+    session's ages; the ring must hold no session wholly beyond the window
+    (callers drop them first), so the window's end needs no search: O(1)
+    for the line and the rectangle, one binary search per interior knot
+    otherwise.  Padding: until the entity has reached ``pad_boards`` boards
+    (IEVER), its history is extended with (pad_boards − real boards) boards
+    at its initial grade, sitting oldest.  NaN when there is nothing to
+    average after 300 boards were reached.
     """
-    sgw, sw = weighted_sums(ring_f, ent_f, ent_i, ent, knots, alpha, beta, tau)
     n = ent_i[ent, ICNT]
-    if ent_i[ent, IEVER] == 0 and real_boards < pad_boards and not np.isnan(ent_f[ent, EINIT]):
+    T = ent_f[ent, ET]
+    sw = 0.0
+    sgw = 0.0
+    if n > 0:
+        if sh.tau > 0.0:
+            scale = np.exp(-(T - ent_f[ent, EREF]) / sh.tau)
+            sw = (_cum(ring_f, ent_f, ent_i, ent, n - 1, CA, BA) - ent_f[ent, BA]) * scale
+            sgw = (_cum(ring_f, ent_f, ent_i, ent, n - 1, CC, BC) - ent_f[ent, BC]) * scale
+        else:
+            m = sh.n_seg
+            p0 = _phys(ent_i, ent, 0)
+            for j in range(m):
+                k0, k1, alpha, beta = _segment(sh, j)
+                # sessions fully in [k0, k1]: start >= T - k1 and E <= T - k0
+                if j == m - 1:
+                    # sessions wholly beyond the window are dropped, so only the oldest can reach past it
+                    i_lo = 1 if ring_f[p0, RE] - ring_f[p0, RX] < T - k1 else 0
+                else:
+                    i_lo = _count_below(ring_f, ent_i, ent, n, T - k1)
+                if j == 0:
+                    i_hi = n - 1  # every session's newest board is at age >= 0
+                else:
+                    i_hi = _search(ring_f, ent_i, ent, n, T - k0) - 1
+                if i_lo <= i_hi:
+                    ph = _phys(ent_i, ent, i_hi)
+                    if i_lo > 0:
+                        pl = _phys(ent_i, ent, i_lo - 1)
+                        a_sum = ring_f[ph, CA] - ring_f[pl, CA]
+                        b_sum = ring_f[ph, CB] - ring_f[pl, CB]
+                        c_sum = ring_f[ph, CC] - ring_f[pl, CC]
+                        d_sum = ring_f[ph, CD] - ring_f[pl, CD]
+                    else:
+                        a_sum = ring_f[ph, CA] - ent_f[ent, BA]
+                        b_sum = ring_f[ph, CB] - ent_f[ent, BB]
+                        c_sum = ring_f[ph, CC] - ent_f[ent, BC]
+                        d_sum = ring_f[ph, CD] - ent_f[ent, BD]
+                    sw += (alpha + beta * T) * a_sum - beta * b_sum
+                    sgw += (alpha + beta * T) * c_sum - beta * d_sum
+            # sessions straddling a knot: integrate exactly (each once, at its first knot)
+            for j in range(1, m + 1):
+                k = sh.knot1 if j == 1 else sh.knot2
+                if j == m:
+                    i = 0  # only the oldest can straddle the window's end
+                else:
+                    i = _count_below(ring_f, ent_i, ent, n, T - k) - 1  # last session starting before age k
+                if i < 0:
+                    continue
+                p = _phys(ent_i, ent, i)
+                near = T - ring_f[p, RE]
+                far = near + ring_f[p, RX]
+                if near < k < far and (j == 1 or near >= sh.knot1):
+                    w = ring_f[p, RPHI] * kernel_integral(near, far, sh)
+                    sw += w
+                    sgw += w * ring_f[p, RG]
+    if ent_i[ent, IEVER] == 0 and ent_f[ent, EBOARDS] < pad_boards and not np.isnan(ent_f[ent, EINIT]):
         oldest_far = 0.0
         if n > 0:
             p = _phys(ent_i, ent, 0)
-            oldest_far = ent_f[ent, ET] - ring_f[p, RE] + ring_f[p, RX]
-        w = kernel_integral(oldest_far, oldest_far + (pad_boards - real_boards), knots, alpha, beta, tau)
+            oldest_far = T - ring_f[p, RE] + ring_f[p, RX]
+        w = kernel_integral(oldest_far, oldest_far + (pad_boards - ent_f[ent, EBOARDS]), sh)
         sw += w
         sgw += w * ent_f[ent, EINIT]
     if sw <= 0.0:  # nothing to average: the initial grade, until 300 boards were reached
@@ -331,22 +344,6 @@ def pop_oldest(ring_f, ent_f, ent_i, ent):
     ent_f[ent, EBOARDS] -= ring_f[p, RB]
     ent_i[ent, IHEAD] = (ent_i[ent, IHEAD] + 1) & (ent_i[ent, ICAP] - 1)
     ent_i[ent, ICNT] -= 1
-
-
-@kernel(refcount=False)
-def window_drop(ring_f, ent_f, ent_i, ent, window, tau):
-    """Pop sessions whose every board is beyond the window (weight 0; exponential: < e^-40)."""
-    T = ent_f[ent, ET]
-    limit = 40.0 * tau if tau > 0.0 else window
-    n_popped = 0
-    while ent_i[ent, ICNT] > 0:
-        p = _phys(ent_i, ent, 0)
-        if T - ring_f[p, RE] >= limit:
-            pop_oldest(ring_f, ent_f, ent_i, ent)
-            n_popped += 1
-        else:
-            break
-    return n_popped
 
 
 # --- the pool (plain Python: runs between kernel calls) --------------------------------------

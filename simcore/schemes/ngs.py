@@ -144,7 +144,9 @@ class NGSState:
     count, boards ever, reached 300, sessions, ring offset and capacity.  pair_count (K, 2): sessions in
     the lower-id / higher-id player's ring with partnership k (RPCF).
     member, at_start, explicit (P): the PlayerTable.  seq_base: sessions
-    processed before (sequence numbers for corrections).
+    processed before (sequence numbers for corrections).  changes: bumped by every ``apply`` and ``grow``;
+    last_grades: (changes, day, grades) of the last ``grades`` call, so a snapshot's ``extras`` on the
+    same day does not evaluate every grade a second time.
     """
 
     ring_f: np.ndarray
@@ -160,6 +162,8 @@ class NGSState:
     pair_low: np.ndarray
     pool_used: int = 0
     seq_base: int = 0
+    changes: int = 0
+    last_grades: tuple | None = None
 
     @property
     def capacity(self) -> int:
@@ -182,7 +186,6 @@ Rings = namedtuple("Rings", "ring_f ring_i ent_f ent_i pair_count pair_low membe
 Consts = namedtuple("Consts", "gain window limit_days pad_boards initial_grade green_initial_grade start_grade "
                               "returner_grade rpcf rpcf_share known_share butler_factor cross_imp_factor "
                               "aggregate_factor boards_mode weight_club weight_black weight_green")
-Shape = namedtuple("Shape", "knots alpha beta tau")
 Scratch = namedtuple("Scratch", "grade known sopp sg out_after out_before")
 
 
@@ -213,9 +216,7 @@ def _count_partnership(rg, pid, player, step):
 def _grade_now(rg, ent, day, c, sh, is_player):
     """Current grade (grade points) of an entity on ``day`` (expiring old sessions first)."""
     _evict(rg, ent, day, c, sh.tau, is_player)
-    real = ring_boards(rg.ent_f, ent)
-    return current_grade(rg.ring_f, rg.ent_f, rg.ent_i, ent, sh.knots, sh.alpha, sh.beta, sh.tau, c.pad_boards,
-                         real)
+    return current_grade(rg.ring_f, rg.ent_f, rg.ent_i, ent, sh, c.pad_boards)
 
 
 @kernel(refcount=False)
@@ -512,6 +513,7 @@ class NGSScheme(SchemeBase):
                         n_tracked=tracked, pair_low=np.full(max(n_partnerships, 1), -1, np.int64))
 
     def grow(self, state: NGSState, n_partnerships: int) -> NGSState:
+        state.changes += 1
         K = state.pair_count.shape[0]
         if n_partnerships > K:
             new_k = max(n_partnerships, 2 * K)
@@ -553,6 +555,7 @@ class NGSScheme(SchemeBase):
         post-session grades (the engine when not tracing), which saves a grade evaluation per player."""
         sc = scored
         E = sc.n_entries
+        state.changes += 1
         want_after = out_after is not None
         if out_after is None:
             out_after = np.empty((E, 2))
@@ -570,7 +573,7 @@ class NGSScheme(SchemeBase):
         ss = Sessions(sc.order, sc.day, sc.kind, sc.scoring, sc.winners, sc.event, sc.replaces, sc.pair_start)
         pp = Pairs(sc.pair_players, sc.pair_group, sc.pair_boards, sc.pair_score, sc.pair_partnership,
                    sc.match_start, sc.match_opp)
-        consts, shape = self._consts(), Shape(*self._shape)
+        consts, shape = self._consts(), self._shape
         out_after[:] = np.nan
         k = 0
         while True:
@@ -582,7 +585,12 @@ class NGSScheme(SchemeBase):
         state.seq_base += sc.n_sessions
 
     def grades(self, state: NGSState, day: int) -> np.ndarray:
-        return self._grades(state, day, 0, state.n_players, True)
+        # a grade taken on ``day`` only drops sessions no grade on ``day`` counts, so until the next
+        # apply or grow the same day gives the same grades: kept for ``extras`` of the same snapshot
+        key = (state.changes, int(day))
+        if state.last_grades is None or state.last_grades[0] != key:
+            state.last_grades = (key, self._grades(state, day, 0, state.n_players, True))
+        return state.last_grades[1].copy()
 
     def partnership_grades(self, state: NGSState, day: int) -> dict[str, np.ndarray]:
         """``grade``: grade points of tracked partnerships (NaN if untracked or unpublished: fewer than
@@ -597,7 +605,7 @@ class NGSScheme(SchemeBase):
 
     def _grades(self, state, day, first, stop, is_player):
         out = np.empty(stop - first)
-        _grades_all(self._rings(state), first, stop, int(day), self._consts(), Shape(*self._shape), is_player, out)
+        _grades_all(self._rings(state), first, stop, int(day), self._consts(), self._shape, is_player, out)
         return out
 
     def extras(self, state: NGSState, day: int) -> dict:
