@@ -38,8 +38,8 @@ Elo pairs and kalman apply a quarter of the ``default`` county's results
 (seed 1, read back from a results bundle) while ``openskill`` (Plackett-Luce)
 and ``trueskill`` update their ratings on the very same sessions, as ranked
 matches of pairs (needs the optional extra ``simcore[peers]``; checked
-before any work).  Our schemes: best of ``--repeats`` after a warm-up call;
-the peers: one timed call.  JSON keys: ``player_sessions`` (two per pair
+before any work).  Every one timed ``--repeats`` times from a fresh state,
+the best kept (our schemes after a warm-up call that compiles them).  JSON keys: ``player_sessions`` (two per pair
 entry), ``peer_player_sessions`` (the players of the ranked matches: the
 same sessions), ``sessions``, ``ns_per_player_session`` ({scheme or peer:
 ns}), ``ratio`` ({peer: {scheme: peer ns / scheme ns}}: how many times
