@@ -72,9 +72,13 @@ O(iterations × non-zeros so far), a run of T snapshots O(T² ×
 iterations × player-sessions a snapshot) — quadratic in the run's length.
 Windowed: a snapshot costs O(iterations × (non-zeros of W days + nnz(C)))
 plus O(unknowns) of bookkeeping (one vector pass to apply the shifts);
-nnz(C) grows with the distinct partners and opponents a player has ever
-met, which saturates, so a run costs about linear in its length (like
-the engine); folding costs O(folded non-zeros) once.  ``smooth=true``
+nnz(C) grows with the pairs of players who ever met in a folded session
+(each session group adds its players² entries once): on ``national`` it
+kept growing by ~5 M a year (new players, mixing), about as fast as the
+raw rows, so a snapshot's cost still grows with the run, but only through
+one sparse product a CG iteration, with fewer iterations than the exact
+solve (38 against 62-80); folding costs O(folded non-zeros) once.  The
+national decade's measured cost: experiments/reports/frontier/offline_cost.md.  ``smooth=true``
 keeps every row and adds one exact whole-history solve at the end.
 
 Corrected sessions: offline re-solves from all the results it holds, so a corrected
