@@ -130,7 +130,7 @@ def _values(E, x, phi, g, tau, eref):
     return a, b, a * g, b * g
 
 
-@kernel(refcount=False)
+@kernel(inline="always", refcount=False)
 def rebuild_cum(ring_f, ent_f, ent_i, ent, first, tau):
     """Recompute the cumulative sums from logical session ``first`` on."""
     n = ent_i[ent, ICNT]
@@ -301,7 +301,7 @@ def add_session(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pi
     ent_f[ent, EBOARDS] += boards
 
 
-@kernel(refcount=False)
+@kernel(inline="always", refcount=False)
 def _ages_oldest(ring_f, ent_f, ent_i, ent, n, q):
     """Clock distance from T back to the end of the session before logical q = 0 (the oldest's start)."""
     if n == 0:
@@ -335,7 +335,7 @@ def remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau):
     rebuild_cum(ring_f, ent_f, ent_i, ent, q, tau)
 
 
-@kernel(refcount=False)
+@kernel(inline="always", refcount=False)
 def pop_oldest(ring_f, ent_f, ent_i, ent):
     """Drop the oldest session (left the window or the three years)."""
     p = _phys(ent_i, ent, 0)

@@ -189,7 +189,7 @@ Consts = namedtuple("Consts", "gain window limit_days pad_boards initial_grade g
 Scratch = namedtuple("Scratch", "grade known sopp sg out_after out_before")
 
 
-@kernel(refcount=False)
+@kernel(inline="always", refcount=False)
 def _evict(rg, ent, day, c, tau, is_player):
     """Drop sessions beyond three years or beyond the window; keep RPCF counts in step."""
     limit = 40.0 * tau if tau > 0.0 else c.window
@@ -212,7 +212,9 @@ def _count_partnership(rg, pid, player, step):
         rg.pair_count[pid, 0 if rg.pair_low[pid] == player else 1] += step
 
 
-@kernel(refcount=False)
+# _grade_now and _evict are inlined where they are called: a call passes the Rings and Consts bundles by
+# value (nine arrays, eighteen scalars), which cost more than the eviction check it wraps
+@kernel(inline="always", refcount=False)
 def _grade_now(rg, ent, day, c, sh, is_player):
     """Current grade (grade points) of an entity on ``day`` (expiring old sessions first)."""
     _evict(rg, ent, day, c, sh.tau, is_player)
