@@ -328,6 +328,30 @@ def test_rpcf_pulls_an_exclusive_pair_together():
     assert gaps(0.75) < 5.0                             # RPCF converges it
 
 
+def test_snapshot_grades_are_recomputed_after_every_apply():
+    """grades() keeps its last answer for the same snapshot's extras(); an apply in between must not reuse it."""
+    sessions, _ = random_history(np.random.default_rng(7), 12, 1, gaps=(1,))
+    day = sessions[-1]["day"] + 1
+    halves = (range(6), range(6, 12))
+
+    def graded(peek):
+        scheme = ngs.NGSScheme()
+        state = scheme.new_state(table(N_PLAYERS), 1)
+        pt = PartnershipTable()
+        for half in halves:
+            if peek:
+                scheme.grades(state, day)
+            sc = score_results(build([sessions[i] for i in half], N_PLAYERS), partnerships=pt)
+            scheme.apply(state, sc, np.full((sc.n_entries, 2), np.nan))
+        return scheme.grades(state, day), scheme.extras(state, day)["band"]
+
+    got, band = graded(peek=True)
+    want, _ = graded(peek=False)
+    assert np.isfinite(want).sum() > 10
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(band, ngs.band_code(want))
+
+
 def test_status_codes():
     from simcore.probes.decay import probe_results
     scheme = ngs.NGSScheme()
