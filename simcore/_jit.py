@@ -30,6 +30,9 @@ from contextlib import contextmanager
 
 import numba
 from numba.core import event as _event
+from numba.core import types
+from numba.core.errors import TypingError
+from numba.core.registry import CPUDispatcher
 
 import simcore
 
@@ -39,14 +42,61 @@ if not numba.config.CACHE_DIR:  # numba was imported before simcore: point it at
 JIT_OPTIONS = dict(cache=True, nogil=True, error_model="numpy", fastmath=False)
 
 
+class _Kernel(CPUDispatcher):
+    """numba's dispatcher, except that a call from another kernel compiles one specialisation for
+    plain argument types, not one per pattern of constants at the call sites.
+
+    numba types a constant argument of a kernel-to-kernel call as a literal (``Literal[int](0)``,
+    ``Literal[bool](False)``) and compiles a separate copy of the callee for every mix of literals
+    and variables it is called with: one helper of the weekly plan was compiled ten times, the
+    table-adding helper of the bridge model nine.  Likewise an int32 and an int64 index gave two
+    copies of each decay helper.  At a kernel-to-kernel call, constants are cast to their plain
+    type (what numba does anyway for a call from Python) and signed integers narrower than 64
+    bits to int64, so each callee compiles once per plain signature.  Only compile time changes:
+    the values computed are the same (numba does integer arithmetic in int64 whatever the
+    narrower operands; no fastmath, so LLVM folds constants exactly).  A kernel that cannot be
+    typed that way still gets its literal or narrow specialisation.
+    """
+
+    def get_call_template(self, args, kws):
+        plain = tuple(_plain(a) for a in args)
+        plain_kws = {k: _plain(v) for k, v in kws.items()}
+        if plain != tuple(args) or plain_kws != kws:
+            try:
+                return super().get_call_template(plain, plain_kws)
+            except TypingError:
+                pass
+        return super().get_call_template(args, kws)
+
+
+def _plain(t):
+    """The argument type a kernel is specialised for: no literal, and a signed integer as int64."""
+    t = types.unliteral(t)
+    if isinstance(t, types.Integer) and t.signed and t.bitwidth < 64:
+        return types.int64
+    return t
+
+
+def _jit(fn, opts):
+    if numba.config.DISABLE_JIT:
+        return fn
+    opts = dict(opts)
+    cache = opts.pop("cache")
+    # what numba.njit passes its dispatcher, with our dispatcher class
+    dispatcher = _Kernel(py_func=fn, locals={}, targetoptions={**opts, "nopython": True, "boundscheck": None})
+    if cache:
+        dispatcher.enable_caching()
+    return dispatcher
+
+
 def kernel(fn=None, *, refcount: bool = True, **extra):
     """Decorate a serial numba kernel with the project's flags (``refcount=False``: see above)."""
     opts = {**JIT_OPTIONS, **extra}
     if not refcount:
         opts["_nrt"] = False
     if fn is None:
-        return lambda f: numba.njit(**opts)(f)
-    return numba.njit(**opts)(fn)
+        return lambda f: _jit(f, opts)
+    return _jit(fn, opts)
 
 
 def parallel_kernel(fn=None, **extra):
@@ -58,8 +108,8 @@ def parallel_kernel(fn=None, **extra):
     """
     opts = {**JIT_OPTIONS, "parallel": True, **extra}
     if fn is None:
-        return lambda f: numba.njit(**opts)(f)
-    return numba.njit(**opts)(fn)
+        return lambda f: _jit(f, opts)
+    return _jit(fn, opts)
 
 
 prange = numba.prange
