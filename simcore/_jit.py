@@ -122,6 +122,9 @@ class CompileWatch(_event.Listener):
     this sees nothing.  Compilation runs under numba's global compiler lock
     (one at a time, whatever the thread), so one depth counter finds the
     outermost compile; the functions a kernel calls compile inside it.
+    ``waiting()`` marks time spent waiting for kernels compiled elsewhere
+    (``engine.warmup``'s child process) as compiling too; the seconds are
+    those of the union of both, whatever threads they run in.
 
     count: functions compiled (callees included).  seconds: wall time in
     outermost compilations.  ``on_change(watch)`` is called when a compile
@@ -134,6 +137,7 @@ class CompileWatch(_event.Listener):
         self.seconds = 0.0
         self.depth = 0
         self._started = 0.0
+        self._lock = threading.Lock()
 
     @property
     def compiling(self) -> bool:
@@ -143,20 +147,39 @@ class CompileWatch(_event.Listener):
         """Seconds compiled so far, the running compilation included."""
         return self.seconds + (time.perf_counter() - self._started if self.depth else 0.0)
 
-    def on_start(self, event):
-        if self.depth == 0:
-            self._started = time.perf_counter()
-        self.depth += 1
-        self.count += 1
-        if self.on_change is not None and self.depth == 1:
+    def _enter(self, counts: bool):
+        with self._lock:
+            if self.depth == 0:
+                self._started = time.perf_counter()
+            self.depth += 1
+            self.count += counts
+            outermost = self.depth == 1
+        if self.on_change is not None and outermost:
             self.on_change(self)
 
+    def _exit(self):
+        with self._lock:
+            self.depth -= 1
+            outermost = self.depth == 0
+            if outermost:
+                self.seconds += time.perf_counter() - self._started
+        if self.on_change is not None and outermost:
+            self.on_change(self)
+
+    def on_start(self, event):
+        self._enter(True)
+
     def on_end(self, event):
-        self.depth -= 1
-        if self.depth == 0:
-            self.seconds += time.perf_counter() - self._started
-            if self.on_change is not None:
-                self.on_change(self)
+        self._exit()
+
+    @contextmanager
+    def waiting(self):
+        """Within the block, count the time as compiling (no function is counted)."""
+        self._enter(False)
+        try:
+            yield
+        finally:
+            self._exit()
 
 
 @contextmanager

@@ -300,7 +300,10 @@ class Engine:
         import gc
 
         from simcore._jit import watch_compiles
+        from simcore.engine import warmup
         self._progress = _Progress(self.scenario.name) if self.progress else None
+        # on a first run, the schemes' kernels compile in a child process meanwhile (engine.warmup)
+        self._warmup = warmup.start([v.label for v in self.variants])
         # Python's cyclic collector off for the run: the run makes many short-lived containers and
         # almost no cycles (about 1 200 objects in cycles after half a national year), so collections
         # are pure cost: 350 of them, 0.5-0.6 s, in a half-year national run (gc.callbacks, loaded
@@ -312,6 +315,9 @@ class Engine:
                 self._compile_watch = watch
                 return self._run()
         finally:
+            if self._warmup is not None:
+                self._warmup.proc.kill()  # still running only if the run failed before grading
+                self._warmup.proc.wait()
             if collecting:
                 gc.enable()
             self.compile_seconds = watch.seconds
@@ -346,6 +352,9 @@ class Engine:
                 self.timing["pass_a"] += time.perf_counter() - t0
                 if c + 1 < n_t:  # simulate the next chunk while this one is graded
                     pending = [pool.submit(self._pass_a, rep, *chunks[c + 1]) for rep in reps]
+                if c == 0 and self._warmup is not None:
+                    with self._compile_watch.waiting():  # compiling time too: kept out of the throughput
+                        self._warmup.wait()
                 t0 = time.perf_counter()
                 day = w0.start_day + 7 * stop
                 # each (replicate, variant) grades the chunk and reads its snapshot in one task, so the

@@ -1,0 +1,64 @@
+"""engine.warmup: the child compiles the scheme kernels with the types a run grades with."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+from simcore import engine
+from simcore.engine import warmup
+
+SCHEMES = ["ngs", "ppi", "elo-pairs", "imps-lost"]
+
+
+@pytest.fixture(scope="module")
+def real_chunk():
+    """The first chunk a short default run grades (pass A's output)."""
+    seen = []
+    eng = engine.Engine("default", ",".join(SCHEMES), years=3 / 52, seed=3, threads=1)
+    grade = eng._grade_chunk
+
+    def keep(rep, v, chunk, day):
+        seen.append(chunk)
+        return grade(rep, v, chunk, day)
+
+    eng._grade_chunk = keep
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SIMCORE_NO_WARMUP", "1")
+    try:
+        eng.run()
+    finally:
+        mp.undo()
+    return seen[0]
+
+
+def _array_types(obj):
+    """{field: (dtype, ndim, C-contiguous)}: what a kernel's signature depends on."""
+    return {f.name: (v.dtype, v.ndim, v.flags.c_contiguous) for f in dataclasses.fields(obj)
+            if isinstance(v := getattr(obj, f.name), np.ndarray)}
+
+
+def test_synthetic_chunk_has_the_array_types_of_a_real_one(real_chunk):
+    fake = warmup.synthetic_chunk()
+    for part in ("scored", "card"):
+        real, synthetic = _array_types(getattr(real_chunk, part)), _array_types(getattr(fake, part))
+        assert synthetic == real, part
+    assert type(fake.first_day) is type(real_chunk.first_day)
+    assert fake.n_partnerships > 1024  # more than a new state holds: the growing kernels compile too
+
+
+def test_compile_schemes_grades_every_variant(real_chunk):
+    warmup.compile_schemes(SCHEMES + ["ngs(decay=exponential)"])  # the run's kernels, cached: quick
+
+
+def test_no_child_when_switched_off_or_marked(monkeypatch, tmp_path):
+    monkeypatch.setenv("SIMCORE_NO_WARMUP", "1")
+    assert warmup.start(SCHEMES) is None
+    monkeypatch.delenv("SIMCORE_NO_WARMUP")
+    monkeypatch.setattr(warmup, "marker_path", lambda labels: tmp_path / "marker")
+    (tmp_path / "marker").touch()
+    assert warmup.start(SCHEMES) is None
+
+
+def test_marker_is_keyed_by_scheme_names_and_sources(monkeypatch):
+    assert warmup.marker_path(["ngs", "ppi"]) == warmup.marker_path(["ppi", "ngs(gain=2)", "ngs"])
+    assert warmup.marker_path(["ngs"]) != warmup.marker_path(["ngs", "ppi"])
