@@ -46,6 +46,15 @@ def test_synthetic_chunk_has_the_array_types_of_a_real_one(real_chunk):
     assert fake.n_partnerships > 1024  # more than a new state holds: the growing kernels compile too
 
 
+def test_synthetic_results_have_the_array_types_of_real_ones_and_every_scoring_path(real_chunk):
+    from simcore.results import MATCH_KINDS, TEAM_KINDS
+    results = warmup.synthetic_results()
+    results.check()
+    assert _array_types(results) == _array_types(real_chunk.results)
+    kinds = set(results.session_kind.tolist())
+    assert kinds & set(TEAM_KINDS) and kinds & set(MATCH_KINDS) and kinds - set(MATCH_KINDS) - set(TEAM_KINDS)
+
+
 def test_compile_schemes_grades_every_variant(real_chunk):
     warmup.compile_schemes(SCHEMES + ["ngs(decay=exponential)"])  # the run's kernels, cached: quick
 

@@ -1,17 +1,21 @@
-"""Compile the scheme kernels in a second process while the run compiles pass A (first run only).
+"""Compile the scoring and scheme kernels in a second process while the run compiles the rest of
+pass A (first run only).
 
 On an empty kernel cache a run spends most of its first half minute compiling,
 one kernel after another (numba compiles under one lock per process).  Pass A
 (plan, seating, play, scoring) must be compiled before anything can be graded,
-but the schemes' kernels depend only on the array types of the
-``ScoredResults`` and ``CardPlay`` contracts, not on pass A's output.  So
-``start(labels)`` spawns ``python -m simcore.engine.warmup LABELS``, which
-grades a small synthetic chunk with the run's scheme variants through the
-engine's own pass-B code (``Engine._grade_chunk``, so the kernels are called
-with the very types a run uses) and writes them to the shared kernel cache,
-while this process compiles pass A on the other core.  Before grading its
-first chunk the engine waits for the child (``Warmup.wait``) and then loads
-the scheme kernels from the cache instead of compiling them.
+but the scoring and scheme kernels depend only on the array types of the
+``Results``, ``ScoredResults`` and ``CardPlay`` contracts, not on what the
+world and the bridge model produce.  So ``start(labels)`` spawns
+``python -m simcore.engine.warmup LABELS``, which scores three small synthetic
+sessions (``scoring.score_results``, as pass A calls it) and grades a small
+synthetic chunk with the run's scheme variants through the engine's own
+pass-B code (``Engine._grade_chunk``), so the kernels are called with the very
+types a run uses, and writes them to the shared kernel cache, while this
+process compiles the plan, seating and play kernels on the other core.  The
+engine waits for the child before grading its first chunk (``Warmup.wait``)
+and loads the kernels from the cache instead of compiling them; if pass A
+reaches scoring first it loads or compiles those kernels itself.
 
 Nothing depends on the child for correctness: if it fails, is slow or
 compiled a different signature, the run compiles what it lacks itself, as
@@ -93,8 +97,10 @@ def start(labels: list[str]) -> Warmup | None:
     return Warmup(proc, marker, log)
 
 
-def synthetic_chunk(n_players: int = 120, n_sessions: int = 12):
-    """A small Chunk of two-winner Mitchell sessions and card-play records, with the contracts' dtypes."""
+def synthetic_chunk(n_players: int = 24, n_sessions: int = 40):
+    """A small Chunk of two-winner Mitchell sessions and card-play records, with the contracts' dtypes.
+    Players play most sessions, more than a history ring first holds (``schemes.decay.MIN_CAPACITY``),
+    so the kernels that grow the rings compile too."""
     import numpy as np
 
     from simcore.bench.synthetic import synthetic_pairs
@@ -111,14 +117,61 @@ def synthetic_chunk(n_players: int = 120, n_sessions: int = 12):
                  true_pair=np.zeros(scored.n_entries))
 
 
+def synthetic_results():
+    """Results of three small sessions (a two-winner Mitchell at match points, a Swiss pairs at cross-IMPs,
+    a Swiss teams match), travellers sorted as the contract asks: what the scoring kernels are called on."""
+    import numpy as np
+
+    from simcore.results import MOVEMENT_KINDS, SCORINGS, Results
+
+    rows, teams = [], []  # rows: (session, round, board, table, ns pair, ew pair, NS score)
+    pair = lambda k: (2 * k, 2 * k + 1)  # noqa: E731  (pair k: players 2k, 2k+1)
+    scores = (420, -50, 110, 620, -100, 140, 450, -200)
+    for rnd in (1, 2):  # Mitchell, 3 tables: NS pairs 0-2 stay, EW pairs 3-5 move up one table a round
+        for t in range(3):
+            for q in range(2):
+                board = 2 * ((t - rnd) % 3) + q + 1
+                rows.append((0, rnd, board, t + 1, pair(t), pair(3 + (t + rnd) % 3), scores[(t + q + rnd) % 8]))
+    for t, (ns, ew) in enumerate(((0, 1), (2, 3))):  # Swiss pairs: one round, both tables play boards 1-2
+        for board in (1, 2):
+            rows.append((1, 1, board, t + 1, pair(ns), pair(ew), scores[(t + board) % 8]))
+    teams = [(pair(0), pair(1)), (pair(2), pair(3))]  # Swiss teams: team 0 (pairs 0, 1) against team 1
+    for board in (1, 2):
+        rows.append((2, 1, board, 1, pair(0), pair(3), scores[board]))
+        rows.append((2, 1, board, 2, pair(2), pair(1), scores[board + 3]))
+    rows.sort(key=lambda r: r[:4])
+    col = lambda i: np.array([r[i] for r in rows], np.int32)  # noqa: E731
+    kinds = [MOVEMENT_KINDS.index(k) for k in ("mitchell", "swiss_pairs", "swiss_teams")]
+    scoring = [SCORINGS.index(k) for k in ("mp", "cross_imps", "teams_imps")]
+    P = 12
+    return Results(
+        session_names=np.array(["mitchell", "swiss pairs", "swiss teams"], object),
+        session_day=np.full(3, 19000, np.int32), session_club=np.zeros(3, np.int32),
+        session_event=np.zeros(3, np.int8), session_scoring=np.array(scoring, np.int8),
+        session_winners=np.array([2, 1, 2], np.int8), session_kind=np.array(kinds, np.int8),
+        session_movement=np.array(["mitchell", "swiss_pairs", "swiss_teams"], object),
+        session_boards=np.array([6, 2, 2], np.int32),
+        trav_session=col(0), trav_round=col(1), trav_board=col(2), trav_table=col(3),
+        trav_ns=np.array([r[4] for r in rows], np.int32), trav_ew=np.array([r[5] for r in rows], np.int32),
+        trav_ns_score=col(6), team_session=np.full(2, 2, np.int32),
+        team_players=np.array([[*a, *b] for a, b in teams], np.int32), team_names=np.array(["A", "B"], object),
+        player_names=np.array([f"p{i}" for i in range(P)], object), player_member=np.ones(P, bool),
+        player_at_start=np.ones(P, bool), player_initial_grade=np.full(P, np.nan),
+        club_names=np.array(["club"], object))
+
+
 def compile_schemes(labels: list[str]) -> None:
-    """Grade a synthetic chunk with every variant in ``labels`` the way the engine does (first run's
-    kernels end up in the cache)."""
+    """Score synthetic results as pass A does, then grade a synthetic chunk with every variant in
+    ``labels`` the way the engine does (a first run's kernels end up in the cache)."""
     import numpy as np
 
     from simcore.engine import Engine, _Replicate
     from simcore.schemes import PlayerTable
+    from simcore.scoring import PartnershipTable, score_results
 
+    results = synthetic_results()
+    results.check()
+    score_results(results, partnerships=PartnershipTable())
     engine = Engine("default", schemes=labels, threads=1)
     chunk = synthetic_chunk()
     P = len(chunk.boards)
