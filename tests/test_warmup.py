@@ -1,5 +1,6 @@
 """engine.warmup: the child compiles the scheme kernels with the types a run grades with."""
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -63,11 +64,20 @@ def test_no_child_when_switched_off_or_marked(monkeypatch, tmp_path):
     monkeypatch.setenv("SIMCORE_NO_WARMUP", "1")
     assert warmup.start(SCHEMES) is None
     monkeypatch.delenv("SIMCORE_NO_WARMUP")
-    monkeypatch.setattr(warmup, "marker_path", lambda labels: tmp_path / "marker")
+    monkeypatch.setattr(warmup, "marker_path", lambda: tmp_path / "marker")
     (tmp_path / "marker").touch()
     assert warmup.start(SCHEMES) is None
 
 
-def test_marker_is_keyed_by_scheme_names_and_sources(monkeypatch):
-    assert warmup.marker_path(["ngs", "ppi"]) == warmup.marker_path(["ppi", "ngs(gain=2)", "ngs"])
-    assert warmup.marker_path(["ngs"]) != warmup.marker_path(["ngs", "ppi"])
+def test_marker_changes_with_the_sources(monkeypatch, tmp_path):
+    import simcore
+    before = warmup.marker_path()
+    assert before == warmup.marker_path() and before.parent == Path(simcore.kernel_cache_dir())
+    fake = tmp_path / "simcore"
+    (fake / "engine").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "engine" / "warmup.py").write_text("x = 1\n")
+    monkeypatch.setattr(simcore, "__file__", str(fake / "__init__.py"))
+    first = warmup.marker_path()
+    (fake / "engine" / "warmup.py").write_text("x = 22\n")  # another size: another source tree
+    assert warmup.marker_path() != first

@@ -19,10 +19,10 @@ reaches scoring first it loads or compiles those kernels itself.
 
 Nothing depends on the child for correctness: if it fails, is slow or
 compiled a different signature, the run compiles what it lacks itself, as
-before.  A marker file in the kernel cache, keyed by the schemes' names, the
-numba and Python versions and the size and time stamp of every simcore source
-file (what numba's own cache checks), says the kernels are already there, so
-later runs start no child.  No child either on a one-core machine, under
+before.  A marker file in the kernel cache, keyed by the numba and Python
+versions and the size and time stamp of every simcore source file (what
+numba's own cache checks), says a child has run for this source tree, so
+later runs start none.  No child either on a one-core machine, under
 ``NUMBA_DISABLE_JIT=1``, or with ``SIMCORE_NO_WARMUP=1``.
 """
 
@@ -42,17 +42,18 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def marker_path(labels: list[str]) -> Path:
-    """The file saying the kernels of these variants' schemes are in the cache for this exact source
-    tree.  Keyed by scheme name, not variant: parameters are values, not types, for the kernels
-    (a variant that does compile another kernel just compiles it in the run, as without warm-up)."""
+def marker_path() -> Path:
+    """The file saying a warm-up child has run for this exact source tree (so its kernels are cached).
+
+    Not keyed by the schemes: once per source tree is enough to halve a first run, and a later run
+    with other schemes compiles what it lacks itself, as without warm-up (a test session runs the
+    engine with dozens of scheme lists; each would otherwise start a child that only loads kernels).
+    """
     import numba
 
     import simcore
-    from simcore.schemes import parse_variant
-    names = sorted({parse_variant(label)[0] for label in labels})
     h = hashlib.sha1()
-    h.update(repr((names, numba.__version__, sys.version)).encode())
+    h.update(repr((numba.__version__, sys.version)).encode())
     root = Path(simcore.__file__).parent
     for path in sorted(root.rglob("*.py")):
         st = path.stat()
@@ -76,12 +77,13 @@ class Warmup:
 
 
 def start(labels: list[str]) -> Warmup | None:
-    """Start compiling ``labels``' scheme kernels in a child process, unless they are cached already
-    (the marker), the machine has one core, or warm-up is switched off; None when no child runs."""
+    """Start compiling the scoring kernels and ``labels``' scheme kernels in a child process, unless a
+    child has run for this source tree (the marker), the machine has one core, or warm-up is switched
+    off; None when no child runs."""
     import numba
     if numba.config.DISABLE_JIT or os.environ.get("SIMCORE_NO_WARMUP") or _cores() < 2:
         return None
-    marker = marker_path(labels)
+    marker = marker_path()
     if marker.exists():
         return None
     marker.parent.mkdir(parents=True, exist_ok=True)
