@@ -81,3 +81,15 @@ def test_marker_changes_with_the_sources(monkeypatch, tmp_path):
     first = warmup.marker_path()
     (fake / "engine" / "warmup.py").write_text("x = 22\n")  # another size: another source tree
     assert warmup.marker_path() != first
+
+
+def test_a_failing_child_is_not_retried_and_keeps_its_log(monkeypatch, tmp_path):
+    monkeypatch.delenv("SIMCORE_NO_WARMUP", raising=False)
+    monkeypatch.setattr(warmup, "_cores", lambda: 2)
+    monkeypatch.setattr(warmup, "marker_path", lambda: tmp_path / "marker")
+    child = warmup.start(["no-such-scheme"])
+    assert child is not None
+    child.wait()
+    assert child.proc.returncode != 0 and (tmp_path / "marker").exists()
+    assert "no-such-scheme" in (tmp_path / "marker.log").read_text()
+    assert warmup.start(["no-such-scheme"]) is None

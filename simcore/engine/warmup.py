@@ -70,10 +70,15 @@ class Warmup:
         self.log = log
 
     def wait(self) -> None:
-        """Wait for the child; if it succeeded, mark its kernels as cached for later runs."""
-        if self.proc.wait() == 0:
+        """Wait for the child and mark the source tree as warmed up, whether the child succeeded or
+        not (a child that fails would fail again: once per source tree is enough; its log stays)."""
+        ok = self.proc.wait() == 0
+        try:
             self.marker.touch()
-            self.log.unlink(missing_ok=True)  # kept only when the child failed
+            if ok:
+                self.log.unlink(missing_ok=True)
+        except OSError:
+            pass  # the run goes on; the next one may start a child again
 
 
 def start(labels: list[str]) -> Warmup | None:
@@ -86,16 +91,19 @@ def start(labels: list[str]) -> Warmup | None:
     marker = marker_path()
     if marker.exists():
         return None
-    marker.parent.mkdir(parents=True, exist_ok=True)
     log = marker.with_suffix(".log")
     import simcore
     env = {**os.environ, "NUMBA_CACHE_DIR": simcore.kernel_cache_dir(), "NUMBA_NUM_THREADS": "1"}
     # the child imports the same simcore as this process (a checkout or an installed copy)
     root = str(Path(simcore.__file__).parent.parent)
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
-    with open(log, "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "simcore.engine.warmup", *labels],
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "w") as out:
+            proc = subprocess.Popen([sys.executable, "-m", "simcore.engine.warmup", *labels],
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
+    except OSError:
+        return None  # a cache folder we cannot write to: numba will not cache either; compile here
     return Warmup(proc, marker, log)
 
 
