@@ -31,10 +31,8 @@ from contextlib import contextmanager
 import numba
 from numba.core import event as _event
 from numba.core import types
-from numba.core.caching import FunctionCache
 from numba.core.errors import TypingError
 from numba.core.registry import CPUDispatcher
-from numba.core.runtime import rtsys
 
 import simcore
 
@@ -60,9 +58,6 @@ class _Kernel(CPUDispatcher):
     typed that way still gets its literal or narrow specialisation.
     """
 
-    def enable_caching(self):
-        self._cache = _KernelCache(self.py_func)
-
     def get_call_template(self, args, kws):
         plain = tuple(_plain(a) for a in args)
         plain_kws = {k: _plain(v) for k, v in kws.items()}
@@ -72,23 +67,6 @@ class _Kernel(CPUDispatcher):
             except TypingError:
                 pass
         return super().get_call_template(args, kws)
-
-
-class _KernelCache(FunctionCache):
-    """numba's on-disk cache of a kernel, loading without importing every implementation registry.
-
-    Before loading a cached kernel numba refreshes the whole target context: it imports all of its
-    implementation modules (numba.np.linalg, which imports scipy.linalg; random, polynomial,
-    typed containers, jitclass ...), about 1 s of a warm run's start on this machine, though
-    running compiled code needs only numba's runtime (NRT) initialised.  So a load initialises the
-    runtime only; a compilation, if one follows, refreshes the context itself (numba's compiler
-    does so whenever it starts).
-    """
-
-    def load_overload(self, sig, target_context):
-        rtsys.initialize(target_context)
-        with self._guard_against_spurious_io_errors():
-            return self._load_overload(sig, target_context)
 
 
 def _plain(t):
