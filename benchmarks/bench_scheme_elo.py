@@ -1,7 +1,7 @@
 """Elo pair ratings: one chunk of 13-table two-winner sessions (5000 sessions)."""
 import numpy as np
 
-from simcore.bench.synthetic import synthetic_pairs
+from simcore.scoring.synthetic import synthetic_pairs
 from simcore.schemes import PlayerTable, make_scheme
 
 

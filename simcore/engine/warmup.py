@@ -113,7 +113,7 @@ def synthetic_chunk(n_players: int = 24, n_sessions: int = 40):
     so the kernels that grow the rings compile too."""
     import numpy as np
 
-    from simcore.bench.synthetic import synthetic_pairs
+    from simcore.scoring.synthetic import synthetic_pairs
     from simcore.results import CardPlay
     from simcore.simulate.chunk import Chunk
 
