@@ -26,10 +26,12 @@ intervals (``simcore.metrics.intervals``):
 kalman's parameters were tuned on ``default`` with seed 1; this study runs
 seed ``seed`` (2026 unless told) on ``default``, ``national``,
 ``isolated-clubs`` and ``aces-eights``.  ``offline`` is the ceiling of its
-own model (independent players on a random walk); ``kalman`` adds club
-levels (a player's strength = his club's level + his own part), which that
-model lacks, and can pass it: a share of NGS's gap below 0 means beyond
-offline.  ``kalman(level_sd=0)`` is the per-player filter without levels.
+own model (players on a random walk around their club's level, with
+kalman's board_sd, drift and level_sd); ``kalman`` filters the same kind of
+model one session at a time, so the two can finish level, and kalman can
+pass it where the models differ in detail: a share of NGS's gap below 0
+means beyond offline.  ``kalman(level_sd=0)`` is the per-player filter
+without levels.
 """
 
 from __future__ import annotations
