@@ -49,10 +49,17 @@ def test_bad_sweep_files_are_named(tmp_path, text, message):
         sw.load_spec(f)
 
 
+def _from_a_terminal():
+    # a shell starts a command with SIGINT at its default, whatever this test process has: an
+    # inherited SIG_IGN would survive into the sweep (Python keeps it at start-up) and Ctrl-C with it
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _cli(args, env_extra=None, **kw):
     env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{HERE}", **(env_extra or {}))
     return subprocess.Popen([sys.executable, "-m", "simcore", "sweep", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, **kw)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_from_a_terminal, **kw)
 
 
 def test_killed_sweep_resumes_to_the_uninterrupted_result(tmp_path):
