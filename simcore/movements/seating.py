@@ -85,16 +85,16 @@ class LayoutRows(NamedTuple):
 
 
 class SessionRows(NamedTuple):
-    """Seating rows (R) of a chunk's sessions: session s owns [start[s], start[s+1]); fields as
-    ``LayoutRows`` (the same names and order as ``simulate.play.Rows``)."""
+    """Seating rows (R) of a chunk's sessions, one per round and table: session s owns
+    [start[s], start[s+1]).  ``simulate.play`` plays them as they are."""
 
-    start: np.ndarray
-    round: np.ndarray
-    table: np.ndarray
-    ns: np.ndarray
-    ew: np.ndarray
-    first_board: np.ndarray
-    n_boards: np.ndarray
+    start: np.ndarray  # int64 (S+1)
+    round: np.ndarray  # int32
+    table: np.ndarray  # int32
+    ns: np.ndarray  # int64: NS entry, offset within the session
+    ew: np.ndarray  # int64
+    first_board: np.ndarray  # int32
+    n_boards: np.ndarray  # int64
 
 
 @dataclass

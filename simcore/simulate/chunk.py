@@ -30,7 +30,7 @@ from simcore.movements.seating import Seated, seat_sessions
 from simcore.results import CardPlay, Results, ScoredResults
 from simcore.rng import child_key
 from simcore.scoring import score_results
-from simcore.simulate.play import (CardTotals, Deals, Entries, PlayModel, Rows, Sessions, SwissSessions, Travellers,
+from simcore.simulate.play import (CardTotals, Deals, Entries, PlayModel, Sessions, SwissSessions, Travellers,
                                    play_sessions, play_swiss_sessions)
 from simcore.world import plan_sessions, strength_on
 
@@ -203,7 +203,7 @@ def _play(seated: Seated, plan, session_index, week_of, strength, setup: PassA, 
     entry_start, trav_start = x.entry_start, x.trav_start
     if not x.swiss.all():  # every static session from its rows (Swiss sessions have none: skipped)
         sessions = Sessions(np.asarray(session_index, np.int64), week_of, x.n_boards, entry_start, trav_start[:-1])
-        play_sessions(setup.key, sessions, _entries(x, slice(None)), Rows(*x.rows), x.dest, strength, deals, model,
+        play_sessions(setup.key, sessions, _entries(x, slice(None)), x.rows, x.dest, strength, deals, model,
                       out, card)
     if x.swiss.any():
         idx = np.flatnonzero(x.swiss)

@@ -37,6 +37,7 @@ import numpy as np
 from simcore._jit import kernel
 from simcore.bridge.model import _vulnerability, deal_board, draw_imps_lost, draw_ns_score, field_sigma
 from simcore.movements.swiss import swiss_first_round, swiss_pair_round
+from simcore.movements.seating import SessionRows as Rows  # seating's rows, played here as they are
 from simcore.rng import normal, seed_stream, uniform
 from simcore.scoring.board import board_butler, board_matchpoints
 from simcore.scoring.imp_scale import imps, victory_points
@@ -74,18 +75,6 @@ class Entries(NamedTuple):
     b: np.ndarray
     bonus: np.ndarray
     team: np.ndarray
-
-
-class Rows(NamedTuple):
-    """Seating rows (R), per session [start[s], start[s+1]): one per round and table."""
-
-    start: np.ndarray  # int64 (S+1)
-    round: np.ndarray  # int32
-    table: np.ndarray  # int32
-    ns: np.ndarray  # int64: NS entry, offset within the session
-    ew: np.ndarray  # int64
-    first_board: np.ndarray  # int32
-    n_boards: np.ndarray  # int64
 
 
 class Deals(NamedTuple):
