@@ -417,6 +417,34 @@ def pcg(normal, precondition, b: np.ndarray, x0: np.ndarray, rtol: float, max_it
     return x, -1
 
 
+def _gather_rows(blocks, pick):
+    """The rows ``pick(block)`` selects from every block, stacked as one COO system.
+
+    blocks: ``OfflineState.blocks`` (CSR indptr, indices, data, y, w, row
+    period, folded); returns (col, val, row, y, w, n): the non-zeros' unknown,
+    value and row (numbered 0..n-1 over the picked rows in block order), and
+    each picked row's observation and weight.
+    """
+    cols, vals, rows_of, ys, ws = [], [], [], [], []
+    n = 0
+    for blk in blocks:
+        indptr, indices, data, y, w = blk[:5]
+        rows = pick(blk)
+        if len(rows) == 0:
+            continue
+        counts = indptr[rows + 1] - indptr[rows]
+        take = np.repeat(indptr[rows] - np.r_[0, np.cumsum(counts)[:-1]], counts) + np.arange(counts.sum())
+        cols.append(indices[take])
+        vals.append(data[take])
+        rows_of.append(n + np.repeat(np.arange(len(rows)), counts))
+        ys.append(y[rows])
+        ws.append(w[rows])
+        n += len(rows)
+    cat = (lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt))
+    return (cat(cols, np.int64), cat(vals, np.float64), cat(rows_of, np.int64), cat(ys, np.float64),
+            cat(ws, np.float64), n)
+
+
 def _fold_rows(state: OfflineState, k0: int, keep: bool) -> None:
     """Fold the rows that touch no unknown of period k0 or later into (C, h): their least
     squares as a function of one shift per entity applied to all its frozen unknowns, each
@@ -430,29 +458,18 @@ def _fold_rows(state: OfflineState, k0: int, keep: bool) -> None:
     if state.C.shape[0] < n_ent:
         state.C.resize((n_ent, n_ent))
         state.h = np.r_[state.h, np.zeros(n_ent - len(state.h))]
-    cols, vals, rows_of, ys, ws = [], [], [], [], []
-    n = 0
-    for blk in state.blocks:
-        indptr, indices, data, y, w, rp, folded = blk
-        rows = np.flatnonzero((rp < k0) & ~folded)
-        if len(rows) == 0:
-            continue
-        folded[rows] = True
-        counts = indptr[rows + 1] - indptr[rows]
-        take = np.repeat(indptr[rows] - np.r_[0, np.cumsum(counts)[:-1]], counts) + np.arange(counts.sum())
-        cols.append(indices[take])
-        vals.append(data[take])
-        rows_of.append(n + np.repeat(np.arange(len(rows)), counts))
-        ys.append(y[rows])
-        ws.append(w[rows])
-        n += len(rows)
+
+    def older_unfolded(blk):  # picks the rows to fold and marks them folded
+        rows = np.flatnonzero((blk[5] < k0) & ~blk[6])
+        blk[6][rows] = True
+        return rows
+
+    col, val, row, y, w, n = _gather_rows(state.blocks, older_unfolded)
     if not keep:
         state.blocks = [blk for blk in state.blocks if not blk[6].all()]
         state.links = [lk for lk in state.links if len(lk[0]) and state.var_period[lk[0]].max() >= k0]
     if n == 0:
         return
-    col, val, row = np.concatenate(cols), np.concatenate(vals), np.concatenate(rows_of)
-    y, w = np.concatenate(ys), np.concatenate(ws)
     r = y - np.bincount(row, val * state.x[col], minlength=n)  # residuals at the current strengths
     ent = state.var_player[col]
     is_ent = ent >= 0
@@ -508,26 +525,8 @@ def _window_system(state: OfflineState, k0: int, fold: bool):
     pos[win] = at[:len(win)]
     epos = np.full(len(state.start), -1, np.int64)
     epos[shifted] = at[len(win):]
-    cols, vals, rows_of, ys, ws = [], [], [], [], []
-    n = 0
-    for indptr, indices, data, y, w, rp, folded in state.blocks:
-        live = rp >= k0
-        if fold:
-            live &= ~folded
-        rows = np.flatnonzero(live)
-        if len(rows) == 0:
-            continue
-        counts = indptr[rows + 1] - indptr[rows]
-        take = np.repeat(indptr[rows] - np.r_[0, np.cumsum(counts)[:-1]], counts) + np.arange(counts.sum())
-        cols.append(indices[take])
-        vals.append(data[take])
-        rows_of.append(n + np.repeat(np.arange(len(rows)), counts))
-        ys.append(y[rows])
-        ws.append(w[rows])
-        n += len(rows)
-    cat = (lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt))
-    col, val, row = cat(cols, np.int64), cat(vals, np.float64), cat(rows_of, np.int64)
-    y, w = cat(ys, np.float64), cat(ws, np.float64)
+    col, val, row, y, w, n = _gather_rows(
+        state.blocks, lambda blk: np.flatnonzero((blk[5] >= k0) & ~blk[6]) if fold else np.flatnonzero(blk[5] >= k0))
     j = pos[col]
     old = j < 0
     if old.any():
