@@ -191,6 +191,21 @@ def _predict(s, day, event, club, pair_start, pair_players, belief, levels, pr, 
 
 
 @kernel(refcount=False)
+def _add_pair_share(f, amount, pair_players, pool, h, seen, touched, k):
+    """h[c] += amount for the club c of each of pair f's players (a player with no club adds nothing);
+    a club not yet ``seen`` is appended to ``touched``.  Returns the new count of ``touched``."""
+    for j in range(2):
+        c = pool[pair_players[f, j]]
+        if c >= 0:
+            if not seen[c]:
+                seen[c] = True
+                touched[k] = c
+                k += 1
+            h[c] += amount
+    return k
+
+
+@kernel(refcount=False)
 def _field_levels(e, e0, e1, swiss, pair_players, pair_group, match_start, match_opp, pool, h, seen, touched):
     """h[c] = (pair e's share of club c) − (its field's share of club c); returns how many clubs ``touched``
     holds.  The field is SOpp's: the other pairs of its group, or its match opponents (Swiss)."""
@@ -198,15 +213,7 @@ def _field_levels(e, e0, e1, swiss, pair_players, pair_group, match_start, match
     if swiss:
         n = match_start[e + 1] - match_start[e]
         for m in range(match_start[e], match_start[e + 1]):
-            o = match_opp[m]
-            for j in range(2):
-                c = pool[pair_players[o, j]]
-                if c >= 0:
-                    if not seen[c]:
-                        seen[c] = True
-                        touched[k] = c
-                        k += 1
-                    h[c] -= 0.5 / n
+            k = _add_pair_share(match_opp[m], -0.5 / n, pair_players, pool, h, seen, touched, k)
     else:
         n = 0
         for f in range(e0, e1):
@@ -214,23 +221,8 @@ def _field_levels(e, e0, e1, swiss, pair_players, pair_group, match_start, match
                 n += 1
         for f in range(e0, e1):
             if f != e and pair_group[f] == pair_group[e]:
-                for j in range(2):
-                    c = pool[pair_players[f, j]]
-                    if c >= 0:
-                        if not seen[c]:
-                            seen[c] = True
-                            touched[k] = c
-                            k += 1
-                        h[c] -= 0.5 / n
-    for j in range(2):
-        c = pool[pair_players[e, j]]
-        if c >= 0:
-            if not seen[c]:
-                seen[c] = True
-                touched[k] = c
-                k += 1
-            h[c] += 0.5
-    return k
+                k = _add_pair_share(f, -0.5 / n, pair_players, pool, h, seen, touched, k)
+    return _add_pair_share(e, 0.5, pair_players, pool, h, seen, touched, k)
 
 
 @kernel(refcount=False)
