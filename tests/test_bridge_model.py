@@ -182,6 +182,25 @@ def test_latent_score_binary_search_matches_linear_scan(row, flip, q):
 
 _POOL = bm.build_pool(PARAMS, POOL_KEY, 512)
 
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4 * 512 - 1), st.integers(0, 1)), min_size=1, max_size=8),
+       st.floats(-6, 6))
+def test_take_board_matches_reference_and_the_pool(boards, q):
+    """A board copied into a session's table scores as on the pool, at every latent."""
+    pool = _POOL
+    n = len(boards) + 1
+    slot_scores, slot_thr = np.zeros((n, bm.MAX_RUNGS), np.int32), np.zeros((n, bm.MAX_RUNGS))
+    ref_scores, ref_thr = [None] * n, [None] * n
+    for slot, (row, flip) in enumerate(boards, start=1):
+        code = 2 * row + flip
+        got = bm.take_board(pool.scores, pool.thresholds, code, slot, slot_scores, slot_thr)
+        assert got == naive.take_board(pool.scores.tolist(), pool.thresholds.tolist(), code, slot, ref_scores,
+                                       ref_thr)
+        assert bm.latent_score(slot_scores, slot_thr, got, q) == bm.latent_score(pool.scores, pool.thresholds,
+                                                                                 code, q)
+    assert slot_scores[1:].tolist() == ref_scores[1:] and slot_thr[1:].tolist() == ref_thr[1:]
+
 strength = st.floats(30, 70)
 
 

@@ -127,6 +127,17 @@ def test_swiss_pairing_kernel_matches_reference(n, seed, density):
         assert not played[a, b].any()
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 10.0, 10.5, 20.0, 33.25, 100.0]), min_size=1, max_size=40))
+def test_standings_order_matches_reference(points):
+    """Insertion by points, ties by entrant number: the stable sort play's Swiss rounds used before."""
+    pts = np.array(points)
+    order = np.empty(len(pts), np.int64)
+    swiss.standings_order(pts, order)
+    assert order.tolist() == naive.standings_order(points)
+    assert order.tolist() == np.argsort(-pts, kind="mergesort").tolist()
+
+
 @pytest.mark.parametrize("n", [6, 7, 12, 25, 40, 60])
 def test_swiss_pairs_never_repeat(n):
     rng = np.random.default_rng(n)

@@ -1,4 +1,6 @@
 """The play kernels against their plain-Python twin (tests/naive/simulate.py)."""
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -38,6 +40,21 @@ def _random_sessions(rng, n_players):
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 2**64 - 1), st.booleans())
 def test_play_sessions_matches_reference(pool, seed, key, card_play):
+    _check_play_sessions(pool, seed, key, card_play, PARAMS)
+
+
+@pytest.mark.parametrize("rates", [dict(imps_lost_base=0.0, imps_lost_slope=0.0, imps_lost_floor=0.0),
+                                   dict(imps_lost_base=0.0, imps_lost_slope=0.2, imps_lost_floor=0.0),
+                                   dict(imps_lost_base=2300.0)])
+def test_card_play_without_mistakes_and_beyond_one_poisson_chunk(pool, rates):
+    """Declarers who never err (no Poisson draw at all) or err more than 400 times a board (the Poisson
+    draw in two chunks) draw as ``draw_imps_lost`` does."""
+    for seed in range(3):
+        _check_play_sessions(pool, seed, 2**63 + seed, True, dataclasses.replace(PARAMS, **rates))
+
+
+def _check_play_sessions(pool, seed, key, card_play, params):
+    PARAMS = params
     rng = np.random.default_rng(seed)
     P = 40
     strength = rng.normal(50, 8, (2, P))

@@ -788,6 +788,24 @@ def deal_board(n_deals, vul, state):
     return board_code(d, vul, np.int64(uniform(state) < 0.5))
 
 
+@kernel(refcount=False)  # called per board: no reference counting
+def take_board(scores, thresholds, code, slot, slot_scores, slot_thresholds):
+    """Copy board ``code``'s ladder (its pool row) into row ``slot`` of a session's own small table; returns
+    the board's code in that table (2 * slot + flip).
+
+    ``draw_ns_score`` on (slot_scores, slot_thresholds, returned code) gives
+    the same scores as on the pool with ``code``.  A session's boards are
+    random rows of a pool of several MB, each played at many tables: the
+    table-draw loop then reads a few KB that stay in cache, and the copy's
+    independent loads overlap their cache misses.
+    """
+    row = code >> 1
+    for k in range(MAX_RUNGS):
+        slot_scores[slot, k] = scores[row, k]
+        slot_thresholds[slot, k] = thresholds[row, k]
+    return 2 * slot + (code & 1)
+
+
 @kernel(inline="always")
 def field_sigma(field_strength, sigma_slope, sigma_floor):
     """Latent noise scale of a session whose players average ``field_strength`` grade points."""
@@ -949,15 +967,38 @@ def _poisson(mu, state):
     while left > 0.0:
         m = min(left, 400.0)
         left -= m
+        total += poisson_step(m, np.exp(-m), state)
+    return total
+
+
+@kernel(inline="always")
+def poisson_step(m, exp_neg_m, state):
+    """Poisson(m) for 0 < m <= 400 by inversion from one uniform, given exp_neg_m = exp(-m).
+
+    The caller passes exp(-m) so that a mean used again and again (a
+    declarer's rate in ``simulate.play``) pays for the exponential once.
+    """
+    u = uniform(state)
+    pk = exp_neg_m
+    cdf = pk
+    k = 0
+    while u > cdf and k < 100000:
+        k += 1
+        pk *= m / k
+        cdf += pk
+    return k
+
+
+@kernel(inline="always")
+def mistakes_cost(n, state):
+    """IMPs lost (against double dummy) to ``n`` card-play mistakes: one uniform each, MISTAKE_IMPS by MISTAKE_PROBS."""
+    total = 0
+    for _ in range(n):
         u = uniform(state)
-        pk = np.exp(-m)
-        cdf = pk
         k = 0
-        while u > cdf and k < 100000:
+        while k < _MISTAKE_CUM.shape[0] - 1 and u > _MISTAKE_CUM[k]:
             k += 1
-            pk *= m / k
-            cdf += pk
-        total += k
+        total += MISTAKE_IMPS[k]
     return total
 
 
@@ -975,14 +1016,7 @@ def draw_imps_lost(strength, boards, base, slope, floor, dummy_share, state):
     dummy = _binomial(boards, dummy_share, state)
     played = boards - dummy
     n = _poisson(played * imps_lost_rate(strength, base, slope, floor) / MEAN_MISTAKE_IMPS, state)
-    total = 0
-    for _ in range(n):
-        u = uniform(state)
-        k = 0
-        while k < _MISTAKE_CUM.shape[0] - 1 and u > _MISTAKE_CUM[k]:
-            k += 1
-        total += MISTAKE_IMPS[k]
-    return total, played
+    return mistakes_cost(n, state), played
 
 
 def simulate_imps_lost(params: BridgeModelParams, strength, boards, seed: int = 0):

@@ -35,8 +35,9 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.bridge.model import _vulnerability, deal_board, draw_imps_lost, draw_ns_score, field_sigma
-from simcore.movements.swiss import swiss_first_round, swiss_pair_round
+from simcore.bridge.model import (MAX_RUNGS, MEAN_MISTAKE_IMPS, _poisson, take_board, _vulnerability, deal_board, draw_ns_score, field_sigma,
+                                  imps_lost_rate, mistakes_cost, poisson_step)
+from simcore.movements.swiss import standings_order, swiss_first_round, swiss_pair_round
 from simcore.movements.seating import SessionRows as Rows  # seating's rows, played here as they are
 from simcore.rng import normal, seed_stream, uniform
 from simcore.scoring.board import board_butler, board_matchpoints
@@ -141,32 +142,54 @@ def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, ou
         max_entries = max(max_entries, sessions.entry_start[s + 1] - sessions.entry_start[s])
         max_boards = max(max_boards, sessions.boards[s])
     pair_strength = np.empty(max_entries)
-    pair_boards = np.empty(max_entries, np.int64)
     codes = np.empty(max_boards + 1, np.int64)
+    # the session's boards: their ladders copied out of the pool (``take_board``), row = board number
+    ladders = Deals(np.empty((max_boards + 1, MAX_RUNGS), np.int32), np.empty((max_boards + 1, MAX_RUNGS)), 0)
+    rates = _Rates(np.empty(2 * max_entries), np.empty(2 * max_entries), np.empty(2 * max_entries, np.int64))
     for s in range(sessions.index.shape[0]):
-        if rows.start[s] == rows.start[s + 1]:
+        r0, r1 = rows.start[s], rows.start[s + 1]
+        if r0 == r1:
             continue
         seed_stream(st, key, _PLAY_SALT, sessions.index[s])
         t_row = strength[sessions.week[s]]
         e0, e1 = sessions.entry_start[s], sessions.entry_start[s + 1]
         sigma = _session_form(t_row, entries, e0, e1, model, st, pair_strength)
-        pair_boards[:e1 - e0] = 0
         for board in range(1, sessions.boards[s] + 1):
-            codes[board] = deal_board(deals.n_deals, _vulnerability(board), st)
+            codes[board] = take_board(deals.scores, deals.thresholds,
+                                      deal_board(deals.n_deals, _vulnerability(board), st), board, ladders.scores,
+                                      ladders.thresholds)
         t = sessions.trav_start[s]
-        for r in range(rows.start[s], rows.start[s + 1]):
-            ns, ew = rows.ns[r], rows.ew[r]
-            s_ns, s_ew = pair_strength[ns], pair_strength[ew]
-            for k in range(rows.n_boards[r]):
-                board = rows.first_board[r] + k
-                score = draw_ns_score(deals.scores, deals.thresholds, codes[board], s_ns, s_ew, model.alpha,
-                                      sigma, st)
-                _write(out, dest[t], rows.round[r], board, rows.table[r], entries, e0 + ns, e0 + ew, score)
-                t += 1
-            pair_boards[ns] += rows.n_boards[r]
-            pair_boards[ew] += rows.n_boards[r]
+        for r in range(r0, r1):
+            t = _play_row(rows, r, entries, e0, pair_strength, codes, ladders, model.alpha, sigma, st, out, dest, t)
         if model.card_play:
-            _card_play(t_row, out, dest, sessions.trav_start[s], t, model, st, card)
+            _declarer_rates(t_row, entries, e0, e1, model, card.offset, rates)
+            _card_play_rows(rows, r0, r1, rates, st, card.imps, entries, e0)
+            _add_boards_declared(entries, e0, e1, rates.declared, card.boards)
+
+
+@kernel(refcount=False)  # called per row: no reference counting (atomic increments on ~20 arrays a call)
+def _play_row(rows, r, entries, e0, pair_strength, codes, ladders, alpha, sigma, st, out, dest, t):
+    """Row r's boards (one NS score each, ``draw_ns_score`` on board codes[board] of ``ladders``) into
+    travellers t, t+1, ... (stored at ``out[dest[t]]``); returns the next traveller."""
+    ns, ew = rows.ns[r], rows.ew[r]
+    s_ns, s_ew = pair_strength[ns], pair_strength[ew]
+    # the row's labels and players, read once for its run of boards
+    rnd, table, first = rows.round[r], rows.table[r], rows.first_board[r]
+    ns_a, ns_b, ew_a, ew_b = entries.a[e0 + ns], entries.b[e0 + ns], entries.a[e0 + ew], entries.b[e0 + ew]
+    for k in range(rows.n_boards[r]):
+        board = first + k
+        score = draw_ns_score(ladders.scores, ladders.thresholds, codes[board], s_ns, s_ew, alpha, sigma, st)
+        at = dest[t]
+        out.round[at] = rnd
+        out.board[at] = board
+        out.table[at] = table
+        out.ns[at, 0] = ns_a
+        out.ns[at, 1] = ns_b
+        out.ew[at, 0] = ew_a
+        out.ew[at, 1] = ew_b
+        out.score[at] = score
+        t += 1
+    return t
 
 
 @kernel(refcount=False)  # a small step called per session or row: no reference counting
@@ -185,36 +208,80 @@ def _session_form(t_row, entries, e0, e1, model, st, pair_strength):
     return field_sigma(field / (2.0 * (e1 - e0)), model.sigma_slope, model.sigma_floor)
 
 
-@kernel(refcount=False)  # a small step called per session or row: no reference counting
-def _write(out, t, rnd, board, table, entries, ns, ew, score):
-    """Traveller row t: round, board, table, the NS and EW entries' players, the NS score."""
-    out.round[t] = rnd
-    out.board[t] = board
-    out.table[t] = table
-    out.ns[t, 0], out.ns[t, 1] = entries.a[ns], entries.b[ns]
-    out.ew[t, 0], out.ew[t, 1] = entries.a[ew], entries.b[ew]
-    out.score[t] = score
+class _Rates(NamedTuple):
+    """Card play of a session's players, by seat j = 2 × entry offset + (0: player a, 1: player b)."""
+
+    mu: np.ndarray  # float64: mistakes expected per board declared
+    exp_neg_mu: np.ndarray  # float64: exp(-mu)
+    declared: np.ndarray  # int64: boards declared in the session so far
 
 
-@kernel(refcount=False)  # a small step called per session or row: no reference counting
-def _card_play(t_row, out, dest, t0, t1, model, st, card):
-    """Card play on the session's travellers t0..t1 (written order; stored at ``out[dest[t]]``), added to ``card``.
+@kernel(refcount=False)  # a small step called per session: no reference counting
+def _declarer_rates(t_row, entries, e0, e1, model, offset, rates):
+    """Each player's mistakes per board declared at their card play on the day (``draw_imps_lost`` over
+    one board: true strength + offset; ``imps_lost_rate`` / MEAN_MISTAKE_IMPS), its exp(-mu), and no
+    boards declared yet.  Computed once per session, not per table-board: the same operations on the
+    same numbers as ``draw_imps_lost``, so the same bits."""
+    for e in range(e0, e1):
+        for h in range(2):
+            p = entries.a[e] if h == 0 else entries.b[e]
+            j = 2 * (e - e0) + h
+            mu = imps_lost_rate(t_row[p] + offset[p], model.il_base, model.il_slope, model.il_floor) \
+                / MEAN_MISTAKE_IMPS
+            rates.mu[j] = mu
+            rates.exp_neg_mu[j] = np.exp(-mu) if mu <= _POISSON_CHUNK else 0.0
+            rates.declared[j] = 0
 
-    Each table-board has one declarer: one uniform picks the side and which
-    of its two players plays the hand (each of the four 1/4).  The declarer
-    loses IMPs against double dummy at the rate of their card play on the
-    day (true strength + ``card.offset``; ``draw_imps_lost`` over one board,
-    no dummy draw): per-board noise given the trait.  Defenders and dummy
-    are not recorded.
+
+_POISSON_CHUNK = 400.0  # bridge.model._poisson draws a mean in chunks of at most this
+
+
+@kernel(refcount=False)  # called per session: no reference counting
+def _card_play_rows(rows, r0, r1, rates, st, imps, entries, e0):
+    """Card play on the travellers of rows r0..r1, in written order (``_declare`` each)."""
+    for r in range(r0, r1):
+        j_ns, j_ew = 2 * rows.ns[r], 2 * rows.ew[r]
+        for k in range(rows.n_boards[r]):
+            _declare(j_ns, j_ew, rates, st, imps, entries, e0)
+
+
+@kernel(refcount=False)  # called per session: no reference counting
+def _card_play_seats(seats, rates, st, imps, entries, e0):
+    """Card play on travellers whose (NS, EW) entry offsets are the rows of ``seats``, in order."""
+    for i in range(seats.shape[0]):
+        _declare(2 * seats[i, 0], 2 * seats[i, 1], rates, st, imps, entries, e0)
+
+
+@kernel(inline="always")  # the body of the loops above
+def _declare(j_ns, j_ew, rates, st, imps, entries, e0):
+    """One table-board's declarer and the IMPs they lose against double dummy (``draw_imps_lost`` over one
+    board, no dummy draw), the same draws in the same order.
+
+    One uniform picks the side and which of its two players declares (each
+    of the four 1/4): seat j_ns (NS entry's player a), j_ns + 1, j_ew or
+    j_ew + 1 of ``rates``.  IMPs lost are added to ``imps`` (by player)
+    when not 0: adding 0.0 changes nothing.
     """
-    for t in range(t0, t1):
-        seat = min(int(uniform(st) * 4.0), 3)
-        at = dest[t]
-        p = out.ns[at, seat] if seat < 2 else out.ew[at, seat - 2]
-        lost, played = draw_imps_lost(t_row[p] + card.offset[p], 1, model.il_base, model.il_slope,
-                                      model.il_floor, 0.0, st)
-        card.boards[p] += played
-        card.imps[p] += lost
+    seat = min(int(uniform(st) * 4.0), 3)
+    j = (j_ns if seat < 2 else j_ew) + (seat & 1)
+    mu = rates.mu[j]
+    if mu <= _POISSON_CHUNK:
+        n = poisson_step(mu, rates.exp_neg_mu[j], st) if mu > 0.0 else 0
+    else:
+        n = _poisson(mu, st)
+    rates.declared[j] += 1
+    if n > 0:
+        lost = mistakes_cost(n, st)
+        e = e0 + (j >> 1)
+        imps[entries.a[e] if (j & 1) == 0 else entries.b[e]] += lost
+
+
+@kernel(refcount=False)  # a small step called per session: no reference counting
+def _add_boards_declared(entries, e0, e1, declared, boards):
+    """Add each player's boards declared in the session to ``boards`` (by player)."""
+    for e in range(e0, e1):
+        boards[entries.a[e]] += declared[2 * (e - e0)]
+        boards[entries.b[e]] += declared[2 * (e - e0) + 1]
 
 
 @kernel
@@ -239,7 +306,6 @@ def play_swiss_sessions(key, sessions, entries, dest, strength, deals, model, ou
         t_row = strength[sessions.week[s]]
         e0, e1 = sessions.entry_start[s], sessions.entry_start[s + 1]
         pair_strength = np.empty(e1 - e0)
-        pair_boards = np.zeros(e1 - e0, np.int64)
         sigma = _session_form(t_row, entries, e0, e1, model, st, pair_strength)
         teams = sessions.is_teams[s]
         members = _swiss_entrants(entries.team, e0, e1, teams)
@@ -250,17 +316,26 @@ def play_swiss_sessions(key, sessions, entries, dest, strength, deals, model, ou
         order = np.empty(n, np.int64)
         a = np.empty(n // 2, np.int64)
         b = np.empty(n // 2, np.int64)
-        t = sessions.trav_start[s]
+        margin = np.empty(n // 2)
+        tables = (n // 2) * (2 if teams else 1)
+        # each traveller's NS and EW entry offsets, in written order, for card play
+        seats = np.empty((sessions.rounds[s] * sessions.bpr[s] * tables, 2), np.int64)
+        t0 = sessions.trav_start[s]
+        t = t0
         for r in range(sessions.rounds[s]):
             bye = _pair_swiss_round(r, n, points, played, had_bye, st, order, a, b)
             if bye >= 0:
                 had_bye[bye] = True
-            margin = np.zeros(n // 2)
+            for m in range(n // 2):
+                margin[m] = 0.0
             t = _play_swiss_round(r, sessions.bpr[s], teams, sessions.imps_scoring[s], members, a, b, entries, e0,
-                                  pair_strength, pair_boards, deals, model, sigma, st, out, dest, t, margin)
+                                  pair_strength, deals, model, sigma, st, out, dest, t, seats[t - t0:], margin)
             _update_standings(a, b, margin, teams or sessions.imps_scoring[s], sessions.bpr[s], played, points)
         if model.card_play:
-            _card_play(t_row, out, dest, sessions.trav_start[s], t, model, st, card)
+            rates = _Rates(np.empty(2 * (e1 - e0)), np.empty(2 * (e1 - e0)), np.empty(2 * (e1 - e0), np.int64))
+            _declarer_rates(t_row, entries, e0, e1, model, card.offset, rates)
+            _card_play_seats(seats[:t - t0], rates, st, card.imps, entries, e0)
+            _add_boards_declared(entries, e0, e1, rates.declared, card.boards)
 
 
 @kernel
@@ -296,8 +371,7 @@ def _pair_swiss_round(r, n, points, played, had_bye, st, order, a, b):
         for m in range(half):
             a[m], b[m] = order[2 * m], order[2 * m + 1]
         return order[n - 1] if n % 2 == 1 else -1
-    neg = -points
-    order[:] = np.argsort(neg, kind="mergesort")
+    standings_order(points, order)
     bye = swiss_pair_round(order, played, had_bye, a, b)
     if bye == -2:  # no repeat-free pairing: straight down the standings
         bye = order[n - 1] if n % 2 == 1 else -1
@@ -313,10 +387,10 @@ def _pair_swiss_round(r, n, points, played, had_bye, st, order, a, b):
 
 
 @kernel
-def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, pair_strength, pair_boards, deals,
-                      model, sigma, st, out, dest, t, margin):
-    """Play round r's boards at every table from traveller t (stored at ``out[dest[t]]``); each match's
-    margin into ``margin``.
+def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, pair_strength, deals, model, sigma,
+                      st, out, dest, t, seats, margin):
+    """Play round r's boards at every table from traveller t (stored at ``out[dest[t]]``, its NS and EW
+    entry offsets at ``seats[0], seats[1], ...``); each match's margin into ``margin`` (zeroed).
 
     Margin: team IMPs (teams), Butler IMPs (IMP Swiss pairs) or MP % per
     board (MP Swiss pairs), from entrant a's side.  Returns the next
@@ -327,6 +401,7 @@ def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, p
     tables = half * per_table
     scores = np.empty(tables, np.int32)
     value = np.empty(tables)
+    i = 0
     for q in range(bpr):
         board = r * bpr + q + 1
         code = deal_board(deals.n_deals, _vulnerability(board), st)
@@ -339,11 +414,17 @@ def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, p
                     ns, ew = members[x, 0], members[y, 0]
                 score = draw_ns_score(deals.scores, deals.thresholds, code, pair_strength[ns], pair_strength[ew],
                                       model.alpha, sigma, st)
-                _write(out, dest[t], r + 1, board, m * per_table + h + 1, entries, e0 + ns, e0 + ew, score)
+                at = dest[t]
+                out.round[at] = r + 1
+                out.board[at] = board
+                out.table[at] = m * per_table + h + 1
+                out.ns[at, 0], out.ns[at, 1] = entries.a[e0 + ns], entries.b[e0 + ns]
+                out.ew[at, 0], out.ew[at, 1] = entries.a[e0 + ew], entries.b[e0 + ew]
+                out.score[at] = score
+                seats[i, 0], seats[i, 1] = ns, ew
                 scores[m * per_table + h] = score
-                pair_boards[ns] += 1
-                pair_boards[ew] += 1
                 t += 1
+                i += 1
         if teams:
             for m in range(half):
                 margin[m] += imps(scores[2 * m] - scores[2 * m + 1])

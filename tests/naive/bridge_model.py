@@ -296,6 +296,13 @@ def latent_score(scores, thresholds, code, q):
     return -s if code & 1 else s
 
 
+def take_board(scores, thresholds, code, slot, slot_scores, slot_thresholds):
+    """Board ``code``'s pool row copied into row ``slot`` (lists of lists); its code there."""
+    slot_scores[slot] = list(scores[code // 2])
+    slot_thresholds[slot] = list(thresholds[code // 2])
+    return 2 * slot + code % 2
+
+
 def draw_ns_score(scores, thresholds, code, s_ns, s_ew, alpha, sigma, rs):
     d = s_ns - s_ew
     if code & 1:
@@ -461,6 +468,6 @@ def gap_boards(scores, thresholds, n, gaps, alpha, sigma, key, n_boards):
 
 
 __all__ = ["bridge_score", "board_vulnerability", "make_deal", "ladder", "build_deal", "cut_points",
-           "fast_normal", "board_code", "deal_board", "field_sigma", "latent_score", "draw_ns_score",
+           "fast_normal", "board_code", "deal_board", "field_sigma", "latent_score", "take_board", "draw_ns_score",
            "play_board", "play_boards", "deal_session", "mitchell_layout", "play_mitchell",
            "imps_lost_rate", "draw_imps_lost", "field_boards", "gap_boards"]

@@ -86,3 +86,8 @@ def seat_online_room(key, index, a, b, bonus, rounds, bpr):
     written = [(rnd, first + q, table) for rnd, table, _, _, first, n in rows for q in range(n)]
     position = {x: i for i, x in enumerate(sorted(written))}
     return rows, pairs, [bonus_of.get(p, 0.0) for p in pairs], [position[x] for x in written]
+
+
+def standings_order(points):
+    """Entrants from the top of the standings down: most points first, ties by entrant number."""
+    return sorted(range(len(points)), key=lambda i: (-points[i], i))
