@@ -19,10 +19,12 @@ at the first week of each month).  For each chunk and replicate:
 * at the chunk's end every variant's grades and the true strengths are
   recorded.
 
-Parallelism: pass A of a replicate and pass B of a (replicate, variant) are
-tasks on a thread pool running nogil numba kernels; pass A of the next chunk
-overlaps pass B of this one.  Every task's output depends only on its
-inputs and every random draw comes from a stream keyed by (replicate key,
+Parallelism: pass A of a (replicate, chunk) and pass B of a (replicate,
+variant, chunk) are tasks on a pool of threads running nogil numba kernels
+(``engine.pool``), each submitted as soon as its inputs exist, pass A first:
+pass A runs up to ``LOOKAHEAD`` - 1 chunks ahead of grading, and replicates
+and variants never wait for each other.  Every task's output depends only on
+its inputs and every random draw comes from a stream keyed by (replicate key,
 unit), so the Dataset is bit-identical whatever the thread count.
 """
 
@@ -30,13 +32,13 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from simcore.bridge.model import BridgeModelParams, build_pool
 from simcore.engine.dataset import build_dataset, extra_variable
+from simcore.engine.pool import TaskPool
 from simcore.engine.session_stats import fr18_chunk
 from simcore.results import Results, days_to_months
 from simcore.rng import child_key, replicate_keys
@@ -46,6 +48,11 @@ from simcore.schemes import (CARD_PLAY, PlayerTable, default_schemes, make_schem
 from simcore.scoring import PartnershipTable
 from simcore.simulate.chunk import Chunk, PassA, simulate_chunk
 from simcore.world import World, active_on, build_world, strength_on
+
+# chunks of a replicate simulated but not yet graded by every variant, at most (the one being simulated
+# counted): 2 lets pass A run one chunk ahead of grading; more lets it run further ahead while a long
+# grading runs, at a chunk's results each (a national month: ~0.1 GB)
+LOOKAHEAD = 3
 
 # --- scheme variants --------------------------------------------------------------
 
@@ -326,69 +333,136 @@ class Engine:
 
     def _run(self):
         keys = replicate_keys(self.seed, self.replicates)
-        with ThreadPoolExecutor(max_workers=self.threads) as pool:
-            reps = list(pool.map(lambda r: self._new_replicate(r, keys[r]), range(self.replicates)))
-            w0 = reps[0].world
-            chunks = chunk_weeks(w0, self.scenario.calendar.snapshot)
-            n_t, P, V, R = len(chunks), w0.n_players, len(self.variants), self.replicates
-            grade = np.full((R, V, n_t, P), np.nan, np.float32)
-            truth = np.empty((R, n_t, P), np.float32)
-            active = np.empty((R, n_t, P), bool)
-            boards = np.empty((R, n_t, P), np.int32)
-            # int8 codes of the variants that publish each extra only (the Dataset's (R, V, T, P) with -1
-            # for the others is laid out at the end, once the schemes' state is freed: 4x less at national scale)
-            extras: dict[str, np.ndarray] = {}
-            extra_rows = _extra_rows(self.variants)
-            fr18: dict[str, np.ndarray] = {}
-            times = np.empty(n_t, "datetime64[D]")
-            bar = self._progress.start(w0.n_weeks) if self._progress else None
-            started = time.perf_counter()
-            compiled_before = self._compile_watch.elapsed()
-            player_boards = 0
-            pending = [pool.submit(self._pass_a, rep, *chunks[0]) for rep in reps]
-            for c, (first, stop) in enumerate(chunks):
-                t0 = time.perf_counter()
-                done = [f.result() for f in pending]
-                self.timing["pass_a"] += time.perf_counter() - t0
-                if c + 1 < n_t:  # simulate the next chunk while this one is graded
-                    pending = [pool.submit(self._pass_a, rep, *chunks[c + 1]) for rep in reps]
-                if c == 0 and self._warmup is not None:
-                    with self._compile_watch.waiting():  # compiling time too: kept out of the throughput
+        with TaskPool(self.threads) as pool:
+            for r in range(self.replicates):
+                pool.submit((0, r), r, self._new_replicate, r, keys[r])
+            reps = [None] * self.replicates
+            for _ in range(self.replicates):
+                r, rep, _ = pool.finished()
+                reps[r] = rep
+            return self._run_chunks(pool, reps)
+
+    def _run_chunks(self, pool: TaskPool, reps: list):
+        """Every replicate's pass A and every (replicate, variant)'s grading as tasks on ``pool``.
+
+        A task is submitted once its inputs exist: pass A of chunk c once
+        pass A of chunk c - 1 is done and fewer than ``LOOKAHEAD`` of the
+        replicate's chunks are simulated but not yet graded by every variant
+        (the chunks' results are the run's working memory); the grading of
+        chunk c by a variant once pass A of c and that variant's grading of
+        c - 1 are done.  Pass A goes first (its chain sets the run's length:
+        everything else waits for it), then the oldest chunk's grading, the
+        variant that took longest last time first, so both cores stay busy
+        and the tail is short.  Snapshots are recorded on this thread as
+        tasks finish; each lands in its own (replicate, variant, chunk) cell,
+        so the order they finish in does not matter.
+        """
+        w0 = reps[0].world
+        chunks = chunk_weeks(w0, self.scenario.calendar.snapshot)
+        n_t, P, V, R = len(chunks), w0.n_players, len(self.variants), self.replicates
+        grade = np.full((R, V, n_t, P), np.nan, np.float32)
+        truth = np.empty((R, n_t, P), np.float32)
+        active = np.empty((R, n_t, P), bool)
+        boards = np.empty((R, n_t, P), np.int32)
+        # int8 codes of the variants that publish each extra only (the Dataset's (R, V, T, P) with -1
+        # for the others is laid out at the end, once the schemes' state is freed: 4x less at national scale)
+        extras: dict[str, np.ndarray] = {}
+        extra_rows = _extra_rows(self.variants)
+        fr18: dict[str, np.ndarray] = {}
+        days = [w0.start_day + 7 * stop for _, stop in chunks]
+        times = np.array(days, "datetime64[D]")
+        bar = self._progress.start(w0.n_weeks) if self._progress else None
+        started = time.perf_counter()
+        compiled_before = self._compile_watch.elapsed()
+        player_boards = 0
+
+        simulated = [{} for _ in range(R)]  # replicate -> {chunk: Chunk} simulated, not yet graded by all
+        left = [{} for _ in range(R)]  # replicate -> {chunk: variants still to grade it}
+        next_a = [0] * R  # next chunk to simulate, per replicate
+        a_busy = [False] * R
+        next_b = [[0] * V for _ in range(R)]  # next chunk to grade, per (replicate, variant)
+        b_busy = [[False] * V for _ in range(R)]
+        last_seconds = [[0.0] * V for _ in range(R)]
+        finished = [0] * n_t  # tasks finished per chunk (R pass A, R x V gradings)
+        shown = 0  # chunks shown on the progress bar
+        waiting_warmup = self._warmup is not None
+        running = 0
+
+        def submit_ready(r: int) -> int:
+            n = 0
+            c = next_a[r]
+            if not a_busy[r] and c < n_t and len(left[r]) < LOOKAHEAD:
+                a_busy[r] = True
+                left[r][c] = V
+                pool.submit((0, c, r), ("a", r, c), self._pass_a, reps[r], *chunks[c])
+                n += 1
+            if waiting_warmup:
+                return n
+            for j, v in enumerate(self.variants):
+                c = next_b[r][j]
+                if not b_busy[r][j] and c in simulated[r]:
+                    b_busy[r][j] = True
+                    pool.submit((1, c, -last_seconds[r][j], r, j), ("b", r, j, c), self._grade_chunk, reps[r], v,
+                                simulated[r][c], days[c])
+                    n += 1
+            return n
+
+        for r in range(R):
+            running += submit_ready(r)
+        while running:
+            tag, out, seconds = pool.finished()
+            running -= 1
+            t0 = time.perf_counter()
+            if tag[0] == "a":
+                _, r, c = tag
+                self.timing["pass_a"] += seconds
+                simulated[r][c] = out
+                a_busy[r], next_a[r] = False, c + 1
+                rep = reps[r]
+                rep.boards += out.boards  # in chunk order: a replicate's pass A runs chunk after chunk
+                truth[r, c] = strength_on(rep.world, days[c])
+                active[r, c] = active_on(rep.world, days[c])
+                boards[r, c] = rep.boards
+                player_boards += out.player_boards
+                if waiting_warmup:
+                    # on a first run the schemes' kernels compile in a child meanwhile: wait for it
+                    # before grading (compiling time too: kept out of the throughput)
+                    with self._compile_watch.waiting():
                         self._warmup.wait()
-                t0 = time.perf_counter()
-                day = w0.start_day + 7 * stop
-                # each (replicate, variant) grades the chunk and reads its snapshot in one task, so the
-                # variants' snapshots (NGS's grades, Elo's individual fit) run in parallel too
-                graded = {(r, j): pool.submit(self._grade_chunk, reps[r], v, done[r], day)
-                          for r in range(R) for j, v in enumerate(self.variants)}
-                for (r, j), fut in graded.items():
-                    traced, stats, grades_now, extras_now = fut.result()
-                    if traced is not None:
-                        self._record_trace(self.variants[j], done[r], traced)
-                    if stats is not None:
-                        for key, value in stats.items():
-                            arr = fr18.setdefault(key, np.full((R, V, n_t), np.nan))
-                            arr[r, j, c] = value
-                    grade[r, j, c] = grades_now
-                    for name, values in extras_now.items():
-                        arr = extras.get(name)
-                        if arr is None:  # int8 codes: 1 byte a player-snapshot at national scale
-                            arr = extras[name] = np.full((R, len(extra_rows[name]), n_t, P), -1, np.int8)
-                        arr[r, extra_rows[name].index(j), c] = values
-                self.timing["pass_b"] += time.perf_counter() - t0
-                t0 = time.perf_counter()
-                times[c] = np.datetime64(int(day), "D")
-                for r, rep in enumerate(reps):
-                    # rep.boards is touched only here: pass A of the next chunk may already be running
-                    rep.boards += done[r].boards
-                    truth[r, c] = strength_on(rep.world, day)
-                    active[r, c] = active_on(rep.world, day)
-                    boards[r, c] = rep.boards
-                self.timing["snapshot"] += time.perf_counter() - t0
-                player_boards += sum(ch.player_boards for ch in done)
+                    waiting_warmup = False
+                    for q in range(R):
+                        running += submit_ready(q)
+            else:
+                _, r, j, c = tag
+                self.timing["pass_b"] += seconds
+                last_seconds[r][j] = seconds
+                traced, stats, grades_now, extras_now = out
+                chunk = simulated[r][c]
+                if traced is not None:
+                    self._record_trace(self.variants[j], chunk, traced)
+                if stats is not None:
+                    for key, value in stats.items():
+                        arr = fr18.setdefault(key, np.full((R, V, n_t), np.nan))
+                        arr[r, j, c] = value
+                grade[r, j, c] = grades_now
+                for name, values in extras_now.items():
+                    arr = extras.get(name)
+                    if arr is None:  # int8 codes: 1 byte a player-snapshot at national scale
+                        arr = extras[name] = np.full((R, len(extra_rows[name]), n_t, P), -1, np.int8)
+                    arr[r, extra_rows[name].index(j), c] = values
+                b_busy[r][j], next_b[r][j] = False, c + 1
+                left[r][c] -= 1
+                if not left[r][c]:  # graded by every variant: its results can go
+                    del left[r][c], simulated[r][c]
+            finished[c] += 1
+            running += submit_ready(r)
+            self.timing["snapshot"] += time.perf_counter() - t0
+            while shown < n_t and finished[shown] == R * (1 + V):
+                shown += 1
                 if bar is not None:
                     # compilation (a first run only) is not simulation: keep it out of the throughput
                     elapsed = time.perf_counter() - started - (self._compile_watch.elapsed() - compiled_before)
+                    first, stop = chunks[shown - 1]
                     self._progress.advance(stop - first, player_boards / max(elapsed, 1e-9) / 1e6)
         # a retrospective scheme (offline(smooth=true)) re-reads its snapshots from all the results
         for j, v in enumerate(self.variants):
