@@ -46,7 +46,7 @@ from simcore.scenario import Scenario, load_scenario, with_overrides
 from simcore.schemes import (CARD_PLAY, PlayerTable, default_schemes, make_scheme, parse_variant, scheme_names,
                              split_variants, variant_label)
 from simcore.scoring import PartnershipTable
-from simcore.simulate.chunk import Chunk, PassA, simulate_chunk
+from simcore.simulate.chunk import Chunk, PassA, Played, play_chunk, score_chunk
 from simcore.world import World, active_on, build_world, strength_on
 
 # chunks of a replicate simulated but not yet graded by every variant, at most (the one being simulated
@@ -250,12 +250,23 @@ class Engine:
 
     # -- pass A ------------------------------------------------------------------------
     def _pass_a(self, rep: _Replicate, first_week: int, stop_week: int) -> Chunk:
+        """Pass A of one chunk in one call (the run splits it into ``_play`` and ``_score`` tasks)."""
+        return self._score(rep, self._play(rep, first_week, stop_week))
+
+    def _play(self, rep: _Replicate, first_week: int, stop_week: int) -> Played:
+        """Plan, seat and play a chunk.  Chunks of a replicate are played in order (their sessions are
+        numbered on from the last chunk's), but may run beside the scoring of earlier ones."""
         w = rep.world
         setup = PassA(rep.key, rep.pool, self.model, self.scenario.partnerships.form_sd, self.card_play,
                       w.card_play - w.base_strength)
-        chunk = simulate_chunk(rep.world, first_week, stop_week, setup, first_session=rep.n_sessions,
-                               partnerships=rep.partnerships, players=rep.players, player_names=rep.player_names)
-        rep.n_sessions += chunk.n_sessions
+        played = play_chunk(w, first_week, stop_week, setup, first_session=rep.n_sessions, players=rep.players,
+                            player_names=rep.player_names)
+        rep.n_sessions += played.n_sessions
+        return played
+
+    def _score(self, rep: _Replicate, played: Played) -> Chunk:
+        """Score a played chunk; a replicate's chunks in order (its partnership table grows)."""
+        chunk = score_chunk(played, rep.partnerships, self.card_play, rep.world.n_players)
         if rep.index == 0 and self.bundle_dir is not None:
             rep.bundle_parts.append(chunk.results)
             if chunk.card is not None:
@@ -345,17 +356,22 @@ class Engine:
     def _run_chunks(self, pool: TaskPool, reps: list):
         """Every replicate's pass A and every (replicate, variant)'s grading as tasks on ``pool``.
 
-        A task is submitted once its inputs exist: pass A of chunk c once
-        pass A of chunk c - 1 is done and fewer than ``LOOKAHEAD`` of the
-        replicate's chunks are simulated but not yet graded by every variant
-        (the chunks' results are the run's working memory); the grading of
-        chunk c by a variant once pass A of c and that variant's grading of
-        c - 1 are done.  Pass A goes first (its chain sets the run's length:
-        everything else waits for it), then the oldest chunk's grading, the
-        variant that took longest last time first, so both cores stay busy
-        and the tail is short.  Snapshots are recorded on this thread as
-        tasks finish; each lands in its own (replicate, variant, chunk) cell,
-        so the order they finish in does not matter.
+        Pass A is two tasks a chunk: ``_play`` (plan, seat, play) and
+        ``_score``; only scoring carries state from chunk to chunk (the
+        partnership table), so the play of chunk c + 1 runs beside the
+        scoring of chunk c and the grading of chunk c - 1.  A task is
+        submitted once its inputs exist: the play of chunk c once the play
+        of c - 1 is done and fewer than ``LOOKAHEAD`` of the replicate's
+        chunks are played but not yet graded by every variant (the chunks'
+        results are the run's working memory); the scoring of c once its
+        play and the scoring of c - 1 are done; the grading of c by a
+        variant once the scoring of c and that variant's grading of c - 1
+        are done.  Pass A goes first, oldest chunk first (everything waits
+        for it), then the oldest chunk's grading, the variant that took
+        longest last time first, so both cores stay busy and the tail is
+        short.  Snapshots are recorded on this thread as tasks finish; each
+        lands in its own (replicate, variant, chunk) cell, so the order
+        they finish in does not matter.
         """
         w0 = reps[0].world
         chunks = chunk_weeks(w0, self.scenario.calendar.snapshot)
@@ -376,25 +392,31 @@ class Engine:
         compiled_before = self._compile_watch.elapsed()
         player_boards = 0
 
-        simulated = [{} for _ in range(R)]  # replicate -> {chunk: Chunk} simulated, not yet graded by all
-        left = [{} for _ in range(R)]  # replicate -> {chunk: variants still to grade it}
-        next_a = [0] * R  # next chunk to simulate, per replicate
-        a_busy = [False] * R
+        simulated = [{} for _ in range(R)]  # replicate -> {chunk: Chunk} scored, not yet graded by all
+        left = [{} for _ in range(R)]  # replicate -> {chunk: variants still to grade it}, from its play on
+        played = [{} for _ in range(R)]  # replicate -> {chunk: Played} played, not yet scored
+        next_play, next_score = [0] * R, [0] * R  # next chunk to play, to score, per replicate
+        play_busy, score_busy = [False] * R, [False] * R
         next_b = [[0] * V for _ in range(R)]  # next chunk to grade, per (replicate, variant)
         b_busy = [[False] * V for _ in range(R)]
         last_seconds = [[0.0] * V for _ in range(R)]
-        finished = [0] * n_t  # tasks finished per chunk (R pass A, R x V gradings)
+        finished = [0] * n_t  # tasks finished per chunk (R plays, R scorings, R x V gradings)
         shown = 0  # chunks shown on the progress bar
         waiting_warmup = self._warmup is not None
         running = 0
 
         def submit_ready(r: int) -> int:
             n = 0
-            c = next_a[r]
-            if not a_busy[r] and c < n_t and len(left[r]) < LOOKAHEAD:
-                a_busy[r] = True
+            c = next_play[r]
+            if not play_busy[r] and c < n_t and len(left[r]) < LOOKAHEAD:
+                play_busy[r] = True
                 left[r][c] = V
-                pool.submit((0, c, r), ("a", r, c), self._pass_a, reps[r], *chunks[c])
+                pool.submit((0, c, 1, r), ("play", r, c), self._play, reps[r], *chunks[c])
+                n += 1
+            c = next_score[r]
+            if not score_busy[r] and c in played[r]:
+                score_busy[r] = True
+                pool.submit((0, c, 0, r), ("score", r, c), self._score, reps[r], played[r].pop(c))
                 n += 1
             if waiting_warmup:
                 return n
@@ -413,13 +435,18 @@ class Engine:
             tag, out, seconds = pool.finished()
             running -= 1
             t0 = time.perf_counter()
-            if tag[0] == "a":
+            if tag[0] == "play":
+                _, r, c = tag
+                self.timing["pass_a"] += seconds
+                played[r][c] = out
+                play_busy[r], next_play[r] = False, c + 1
+            elif tag[0] == "score":
                 _, r, c = tag
                 self.timing["pass_a"] += seconds
                 simulated[r][c] = out
-                a_busy[r], next_a[r] = False, c + 1
+                score_busy[r], next_score[r] = False, c + 1
                 rep = reps[r]
-                rep.boards += out.boards  # in chunk order: a replicate's pass A runs chunk after chunk
+                rep.boards += out.boards  # in chunk order: a replicate's chunks are scored in order
                 truth[r, c] = strength_on(rep.world, days[c])
                 active[r, c] = active_on(rep.world, days[c])
                 boards[r, c] = rep.boards
@@ -457,7 +484,7 @@ class Engine:
             finished[c] += 1
             running += submit_ready(r)
             self.timing["snapshot"] += time.perf_counter() - t0
-            while shown < n_t and finished[shown] == R * (1 + V):
+            while shown < n_t and finished[shown] == R * (2 + V):
                 shown += 1
                 if bar is not None:
                     # compilation (a first run only) is not simulation: keep it out of the throughput

@@ -74,6 +74,18 @@ class PassA(NamedTuple):
     card_offset: object = None  # float64 (P): world.card_play - world.base_strength (grade points); None = 0
 
 
+@dataclass
+class Played:
+    """A chunk of one replicate planned, seated and played (``play_chunk``), not yet scored."""
+
+    results: Results
+    card_totals: object  # simulate.play.CardTotals: boards and IMPs lost per player
+    strength: np.ndarray  # float64 (P) true strengths at the chunk's first day, grade points
+    n_sessions: int  # sessions played (a correction republishes one: not counted)
+    first_day: int  # days since 1970-01-01
+    last_day: int  # the chunk's last day: the date of its card-play records
+
+
 def simulate_chunk(world, first_week: int, stop_week: int, setup: PassA, *, first_session: int, partnerships,
                    players, player_names) -> Chunk:
     """Simulate weeks [first_week, stop_week) of a replicate; returns the chunk's results, scored.
@@ -81,7 +93,22 @@ def simulate_chunk(world, first_week: int, stop_week: int, setup: PassA, *, firs
     setup: ``PassA``.  first_session: sessions the replicate played before
     this chunk.  partnerships: the replicate's ``scoring.PartnershipTable``
     (grows).  players: member / at_start / initial_grade of every player
-    (``schemes.PlayerTable``); player_names: their names.
+    (``schemes.PlayerTable``); player_names: their names.  The same as
+    ``score_chunk(play_chunk(...), ...)``: the engine runs the two as separate
+    tasks, because only scoring carries state from chunk to chunk.
+    """
+    played = play_chunk(world, first_week, stop_week, setup, first_session=first_session, players=players,
+                        player_names=player_names)
+    return score_chunk(played, partnerships, setup.card_play, world.n_players)
+
+
+def play_chunk(world, first_week: int, stop_week: int, setup: PassA, *, first_session: int, players,
+               player_names) -> Played:
+    """Plan, seat and play weeks [first_week, stop_week): steps 1-3 of ``simulate_chunk``.
+
+    Reads nothing any earlier chunk wrote but ``first_session`` (its random
+    streams are keyed by week and session number), so the chunks of a
+    replicate can be played in any order once their first sessions are known.
     """
     w = world
     strength = np.stack([strength_on(w, w.start_day + 7 * wk) for wk in range(first_week, stop_week)])
@@ -91,23 +118,31 @@ def simulate_chunk(world, first_week: int, stop_week: int, setup: PassA, *, firs
     results, card_totals = play_plan(plan, strength, week_of, session_index, setup, players, player_names,
                                      w.venue_names())
     results = publish_corrections(results, plan, session_index, setup.key)
+    return Played(results, card_totals, strength[0], plan.n_sessions, w.start_day + 7 * first_week,
+                  w.start_day + 7 * stop_week - 1)
+
+
+def score_chunk(played: Played, partnerships, card_play: bool, n_players: int) -> Chunk:
+    """Score a played chunk (``scoring.score_results``) with the replicate's partnerships (grows: scoring
+    is the one step of pass A that carries state from chunk to chunk, so chunks are scored in order)."""
+    results = played.results
     scored = score_results(results, partnerships=partnerships)
     # boards played per player: each pair entry's boards, for both its players (E entries, not 4T seats);
     # a correction republishes boards already counted with its first publication
     first = np.repeat(results.session_replaces < 0, np.diff(scored.pair_start))
     first_trav = (results.session_replaces < 0)[results.trav_session]
-    played = np.bincount(scored.pair_players[first].ravel(), weights=np.repeat(scored.pair_boards[first], 2),
-                         minlength=w.n_players).astype(np.int64)
+    played_boards = np.bincount(scored.pair_players[first].ravel(), weights=np.repeat(scored.pair_boards[first], 2),
+                                minlength=n_players).astype(np.int64)
     card = None
-    if setup.card_play:
-        who = np.flatnonzero(card_totals.boards > 0).astype(np.int32)
-        day = w.start_day + 7 * stop_week - 1
-        card = CardPlay(who, np.full(len(who), day, np.int32), card_totals.boards[who].astype(np.int32),
-                        card_totals.imps[who].astype(np.float64))
-    t0 = strength[0]
+    if card_play:
+        totals = played.card_totals
+        who = np.flatnonzero(totals.boards > 0).astype(np.int32)
+        card = CardPlay(who, np.full(len(who), played.last_day, np.int32), totals.boards[who].astype(np.int32),
+                        totals.imps[who].astype(np.float64))
+    t0 = played.strength
     true_pair = 0.5 * (t0[scored.pair_players[:, 0]] + t0[scored.pair_players[:, 1]])
-    return Chunk(results, scored, card, len(partnerships), 4 * int(first_trav.sum()), played,
-                 w.start_day + 7 * first_week, true_pair)
+    return Chunk(results, scored, card, len(partnerships), 4 * int(first_trav.sum()), played_boards,
+                 played.first_day, true_pair)
 
 
 _MISENTRY_STREAM = 0x5C0E  # child-key label of a first publication's scoring error
