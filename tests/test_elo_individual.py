@@ -43,6 +43,47 @@ def test_fit_matches_lsq_linear(seed, ridge, bound, warm):
     assert sweeps < 100000
 
 
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), ridge=st.sampled_from([0.01, 0.05, 0.5]),
+       bound=st.sampled_from(["loose", "binding"]), warm=st.sampled_from(["cold", "warm", "partly"]),
+       max_iter=st.sampled_from([1, 3, 10000]))
+def test_fit_kernel_is_the_plain_gauss_seidel_bit_for_bit(seed, ridge, bound, warm, max_iter):
+    """The kernel's sweeps do the plain sweep's operations in its order: the same bits, the same sweeps."""
+    rng = np.random.default_rng(seed)
+    n_players, a, b, r, w = random_system(rng)
+    if rng.random() < 0.5:  # players in either column, in any order
+        flip = rng.random(len(a)) < 0.5
+        a, b = np.where(flip, b, a), np.where(flip, a, b)
+    lower = 0.0 if bound == "loose" else float(np.quantile(r, 0.6))
+    x0 = None if warm == "cold" else rng.normal(1500, 300, n_players)
+    if warm == "partly":
+        x0[rng.random(n_players) < 0.5] = np.nan
+    x, sweeps = elo.fit_individual(a, b, r, w, n_players, ridge, lower, tol=1e-9, max_iter=max_iter, x0=x0)
+    want, want_sweeps = naive.naive_gauss_seidel(a.tolist(), b.tolist(), r.tolist(), w.tolist(), n_players, ridge,
+                                                 lower, 1e-9, max_iter, None if x0 is None else x0.tolist())
+    assert sweeps == want_sweeps
+    np.testing.assert_array_equal(x, np.array(want))
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), later=st.booleans())
+def test_established_pairs_kernel_matches_the_reference(seed, later):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(0, 40))
+    state = elo.EloPairsScheme().new_state(PlayerTable(np.ones(4, bool), np.ones(4, bool), np.full(4, np.nan)), k)
+    state.rating[:] = rng.normal(1500, 100, k)
+    state.pending[:] = rng.normal(0, 10, k)
+    state.sessions[:] = rng.integers(0, 15, k)
+    state.month_sessions[:] = rng.integers(0, 3, k)
+    state.last_day[:] = np.where(rng.random(k) < 0.2, elo.NEVER, DAY - rng.integers(0, 1500, k))
+    sel, rating, sessions = np.empty(k, np.int64), np.empty(k), np.empty(k, np.int64)
+    n = elo._established_pairs(elo._ratings(state), DAY, later, 10, 3 * 365.25, sel, rating, sessions)
+    want = naive.naive_established(state.rating.tolist(), state.pending.tolist(), state.sessions.tolist(),
+                                   state.month_sessions.tolist(), state.last_day.tolist(), DAY, later, 10,
+                                   3 * 365.25, elo.NEVER)
+    assert list(zip(sel[:n].tolist(), rating[:n].tolist(), sessions[:n].tolist())) == want
+
+
 def test_fit_of_an_odd_cycle_is_exact():
     """Three players in a triangle: pair ratings = means of the two players, exactly."""
     truth = np.array([1400.0, 1600.0, 1550.0])
@@ -113,6 +154,25 @@ def test_grades_fit_established_pairs_with_session_and_currency_weights():
     np.testing.assert_allclose(g, elo.rating_to_grade(want, params), atol=1e-6)
     assert np.isnan(g[[7, 8, 9]]).all()  # only a provisional partnership, or none
     assert np.isfinite(g[:7]).all()
+
+
+def test_grades_are_pair_ratings_fitted_bit_for_bit():
+    """``grades`` selects and weighs the pairs in one pass; the same bits as ``pair_ratings`` + ``fit_individual``."""
+    params = elo.Params(established_sessions=2, fit_half_life_years=0.5)
+    pairs = [[(0, 1), (2, 3), (4, 5)], [(0, 2), (1, 3), (4, 6)], [(0, 1), (2, 3), (4, 6)]]
+    ss = [session(DAY + 9 * i, KIND_HOWELL, pairs[i % 3], [i % 3, (i + 1) % 3, 1]) for i in range(12)]
+    scheme, state = rated(params, ss, 8)
+    for day in (DAY + 100, DAY + 140, DAY + 400):  # the last month's changes published or not
+        x0 = state.indiv.copy()
+        pr = scheme.pair_ratings(state, day)
+        sel = np.flatnonzero(pr["established"])
+        w = np.maximum(pr["sessions"][sel], 1).astype(np.float64) ** params.fit_session_power
+        w = w * 0.5 ** (np.maximum(day - pr["last_day"][sel].astype(np.float64), 0.0) / 365.25 / 0.5)
+        want, _ = elo.fit_individual(pr["players"][sel, 0], pr["players"][sel, 1], pr["rating"][sel], w, 8,
+                                     params.fit_ridge, params.min_rating, params.fit_tol, params.fit_max_iter, x0=x0)
+        got = scheme.individual_ratings(state, day)
+        assert np.isfinite(got).sum() >= 4
+        np.testing.assert_array_equal(got, want)
 
 
 def test_grades_drop_stale_pairs_and_warm_start_agrees():

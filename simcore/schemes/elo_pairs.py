@@ -518,41 +518,126 @@ def _apply_kernel(ss, pp, mm, st, c, tmp):
 
 # --- the individual-rating fit ----------------------------------------------
 
+@kernel(refcount=False)
+def _established_pairs(st, day, later, established_sessions, stale_days, sel, rating, sessions):
+    """The partnerships established on ``day`` (days since 1970), as ``pair_ratings`` defines them.
+
+    Writes their ids (ascending) to ``sel``, their ratings (Elo points; the
+    month's pending adjustments added when ``later``) to ``rating`` and their
+    rated sessions to ``sessions``; returns how many.  One pass over the
+    partnership slots instead of ``pair_ratings``'s dozen whole-array copies:
+    a snapshot of the national world holds a million slots.
+    """
+    n = 0
+    for p in range(st.rating.shape[0]):
+        last = st.last_day[p]
+        if last == NEVER:
+            continue
+        s = st.sessions[p] + st.month_sessions[p] if later else st.sessions[p]
+        if s < established_sessions or day - last > stale_days:
+            continue
+        sel[n] = p
+        rating[n] = st.rating[p] + st.pending[p] if later else st.rating[p]
+        sessions[n] = s
+        n += 1
+    return n
+
+
 @kernel
-def _fit_kernel(pair_a, pair_b, r, w, indptr, incident, prior, ridge, lower, x, tol, max_iter):
+def _fit_kernel(pair_a, pair_b, r, w, ridge, lower, x, tol, max_iter):
     """Projected Gauss–Seidel for the bounded ridge least-squares fit.
 
     Minimises Σ_k w_k ((x_a + x_b)/2 − r_k)² + ridge·Σ_i W_i (x_i − prior_i)²
-    subject to x ≥ lower, where W_i = Σ w over the pairs of player i.
-    Player i's pairs are ``incident[indptr[i]:indptr[i+1]]``; players with
-    none are left untouched.  ``x`` (Elo points) holds the warm start and
-    receives the solution.  Returns the number of sweeps.
+    subject to x ≥ lower, where W_i = Σ w over the pairs of player i and
+    prior_i their w-weighted mean rating.  ``x`` (P, Elo points) holds the
+    warm start (NaN: start at max(prior_i, lower)) and receives the solution;
+    players with no pair get NaN.  Returns the number of sweeps.
+
+    The sweeps visit the players with pairs in ascending id, each summing over
+    his pairs in the order (pairs where he is ``pair_a``, then ``pair_b``, each
+    ascending): the operations of the plain sweep (tests/naive/elo.py
+    ``naive_gauss_seidel``), on arrays laid out once per fit — a compact
+    player index, and per incident pair the partner, weight and rating side by
+    side — so a sweep reads memory in order.
     """
     n = x.shape[0]
+    m = r.shape[0]
+    count = np.zeros(n + 1, np.int64)
+    wsum = np.zeros(n)
+    wrsum = np.zeros(n)
+    for k in range(m):  # Σ over the pair ends in the order a..., b...
+        count[pair_a[k]] += 1
+        wsum[pair_a[k]] += w[k]
+        wrsum[pair_a[k]] += w[k] * r[k]
+    for k in range(m):
+        count[pair_b[k]] += 1
+        wsum[pair_b[k]] += w[k]
+        wrsum[pair_b[k]] += w[k] * r[k]
+    compact = np.full(n, -1, np.int64)
+    n_act = 0
+    for i in range(n):
+        if count[i] > 0:
+            compact[i] = n_act
+            n_act += 1
+    player = np.empty(n_act, np.int64)
+    start = np.zeros(n_act + 1, np.int64)
+    for i in range(n):
+        c = compact[i]
+        if c >= 0:
+            player[c] = i
+            start[c + 1] = start[c] + count[i]
+    fill = start[:n_act].copy()
+    partner = np.empty(2 * m, np.int64)
+    w_slot = np.empty(2 * m)
+    r_slot = np.empty(2 * m)
+    for k in range(m):
+        c = compact[pair_a[k]]
+        partner[fill[c]] = compact[pair_b[k]]
+        w_slot[fill[c]] = w[k]
+        r_slot[fill[c]] = r[k]
+        fill[c] += 1
+    for k in range(m):
+        c = compact[pair_b[k]]
+        partner[fill[c]] = compact[pair_a[k]]
+        w_slot[fill[c]] = w[k]
+        r_slot[fill[c]] = r[k]
+        fill[c] += 1
+    xc = np.empty(n_act)
+    pull = np.empty(n_act)  # 2·ridge·W_i·prior_i
+    denom = np.empty(n_act)  # W_i/2 + 2·ridge·W_i
+    for c in range(n_act):
+        i = player[c]
+        prior = wrsum[i] / wsum[i]
+        wi = 0.0
+        for t in range(start[c], start[c + 1]):
+            wi += w_slot[t]
+        pull[c] = 2.0 * ridge * wi * prior
+        denom[c] = 0.5 * wi + 2.0 * ridge * wi
+        xi = x[i]
+        if not np.isfinite(xi):
+            xi = prior if prior >= lower else lower  # np.maximum(prior, lower)
+        xc[c] = xi
     sweeps = 0
     for it in range(max_iter):
         sweeps = it + 1
         biggest = 0.0
-        for i in range(n):
-            if indptr[i] == indptr[i + 1]:
-                continue
+        for c in range(n_act):
             num = 0.0
-            wi = 0.0
-            for t in range(indptr[i], indptr[i + 1]):
-                kk = incident[t]
-                j = pair_b[kk] if pair_a[kk] == i else pair_a[kk]
-                num += w[kk] * (r[kk] - 0.5 * x[j])
-                wi += w[kk]
-            num += 2.0 * ridge * wi * prior[i]
-            xi = num / (0.5 * wi + 2.0 * ridge * wi)
+            for t in range(start[c], start[c + 1]):
+                num += w_slot[t] * (r_slot[t] - 0.5 * xc[partner[t]])
+            num += pull[c]
+            xi = num / denom[c]
             if xi < lower:
                 xi = lower
-            change = abs(xi - x[i])
+            change = abs(xi - xc[c])
             if change > biggest:
                 biggest = change
-            x[i] = xi
+            xc[c] = xi
         if biggest <= tol:
             break
+    x[:] = np.nan
+    for c in range(n_act):
+        x[player[c]] = xc[c]
     return sweeps
 
 
@@ -585,25 +670,10 @@ def fit_individual(pair_a, pair_b, r, w, n_players, ridge, lower, tol=1e-9, max_
         raise ValueError(f"fit_individual: weights must be finite and > 0, got w[{bad[0]}]={float(w[bad[0]])}")
     if not ridge > 0:
         raise ValueError(f"fit_individual: ridge={ridge!r} must be > 0")
-    ends = np.concatenate([pair_a, pair_b])
-    by_player = np.argsort(ends, kind="stable")
-    incident = (by_player % max(m, 1)).astype(np.int32)
-    counts = np.bincount(ends, minlength=n_players)
-    indptr = np.zeros(n_players + 1, np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    wsum = np.bincount(ends, weights=np.concatenate([w, w]), minlength=n_players)
-    wrsum = np.bincount(ends, weights=np.concatenate([w * r, w * r]), minlength=n_players)
-    has = counts > 0
-    prior = np.full(n_players, np.nan)
-    prior[has] = wrsum[has] / wsum[has]
     x = np.full(n_players, np.nan)
     if x0 is not None:
         x[:] = x0
-    start = has & ~np.isfinite(x)
-    x[start] = np.maximum(prior[start], lower)
-    x[~has] = np.nan
-    sweeps = _fit_kernel(pair_a, pair_b, r, w, indptr, incident, prior, float(ridge), float(lower),
-                         x, float(tol), int(max_iter))
+    sweeps = _fit_kernel(pair_a, pair_b, r, w, float(ridge), float(lower), x, float(tol), int(max_iter))
     return x, int(sweeps)
 
 
@@ -709,17 +779,21 @@ class EloPairsScheme(SchemeBase):
     def individual_ratings(self, state: EloPairsState, day: int) -> np.ndarray:
         """Individual ratings (Elo points, P) fitted to the established pair ratings on ``day``."""
         p = self.params
-        pr = self.pair_ratings(state, day)
-        sel = np.flatnonzero(pr["established"])
-        age_years = np.maximum(day - pr["last_day"][sel].astype(np.float64), 0.0) / DAYS_PER_YEAR
-        w = np.maximum(pr["sessions"][sel], 1).astype(np.float64) ** p.fit_session_power
+        later = bool(state.clock[0] >= 0 and int(days_to_months(np.array([day]))[0]) > state.clock[0])
+        n_slots = state.capacity
+        sel, rating, sessions = np.empty(n_slots, np.int64), np.empty(n_slots), np.empty(n_slots, np.int64)
+        n = _established_pairs(_ratings(state), int(day), later, int(p.established_sessions), float(p.stale_days),
+                               sel, rating, sessions)
+        sel, rating, sessions = sel[:n], rating[:n], sessions[:n]
+        age_years = np.maximum(day - state.last_day[sel].astype(np.float64), 0.0) / DAYS_PER_YEAR
+        w = np.maximum(sessions, 1).astype(np.float64) ** p.fit_session_power
         if p.fit_half_life_years > 0:
             w = w * 0.5 ** (age_years / p.fit_half_life_years)
         keep = w > 0  # a very old pair may underflow to weight 0
-        sel, w = sel[keep], w[keep]
-        x, _ = fit_individual(pr["players"][sel, 0], pr["players"][sel, 1], pr["rating"][sel], w,
-                              state.n_players, p.fit_ridge, p.min_rating, p.fit_tol, p.fit_max_iter,
-                              x0=state.indiv)
+        sel, rating, w = sel[keep], rating[keep], w[keep]
+        x = state.indiv.copy()  # the warm start: the last fit
+        _fit_kernel(state.players[sel, 0], state.players[sel, 1], rating, w, float(p.fit_ridge), float(p.min_rating), x,
+                    float(p.fit_tol), int(p.fit_max_iter))
         state.indiv[:] = x
         return x
 

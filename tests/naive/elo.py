@@ -7,7 +7,7 @@ pair scans every known partnership).
 
 import math
 
-__all__ = ["elo_expected", "NaiveElo", "naive_fit_individual"]
+__all__ = ["elo_expected", "NaiveElo", "naive_fit_individual", "naive_gauss_seidel", "naive_established"]
 
 KIND_SWISS_PAIRS, KIND_MULTIPLE_TEAMS, KIND_SWISS_TEAMS = 2, 3, 4
 
@@ -185,3 +185,59 @@ def naive_fit_individual(pair_a, pair_b, r, w, n_players, ridge, lower):
         for i, xi in zip(cols, sol.x):
             x[i] = float(xi)
     return x
+
+
+def naive_gauss_seidel(pair_a, pair_b, r, w, n_players, ridge, lower, tol, max_iter, x0=None):
+    """The fit as the scheme iterates it (elo_pairs._fit_kernel), plain Python.
+
+    Projected Gauss–Seidel: players in ascending id, each summing over his
+    pairs in the order (pairs where he is first, then second, each ascending),
+    with the per-player sums W_i and w-weighted mean ratings m_i accumulated
+    over the pair ends in that same order.  Start: ``x0`` where finite, else
+    max(m_i, lower).  Returns (x, sweeps); NaN for players with no pair.
+    """
+    incident = [[] for _ in range(n_players)]
+    W = [0.0] * n_players
+    WR = [0.0] * n_players
+    for side in (pair_a, pair_b):
+        for k, i in enumerate(side):
+            incident[i].append(k)
+            W[i] += w[k]
+            WR[i] += w[k] * r[k]
+    x = [math.nan] * n_players
+    for i in range(n_players):
+        if incident[i]:
+            start = math.nan if x0 is None else float(x0[i])
+            x[i] = start if math.isfinite(start) else (WR[i] / W[i] if WR[i] / W[i] >= lower else lower)
+    sweeps = 0
+    for it in range(max_iter):
+        sweeps = it + 1
+        biggest = 0.0
+        for i in range(n_players):
+            if not incident[i]:
+                continue
+            num = 0.0
+            wi = 0.0
+            for k in incident[i]:
+                j = pair_b[k] if pair_a[k] == i else pair_a[k]
+                num += w[k] * (r[k] - 0.5 * x[j])
+                wi += w[k]
+            num += 2.0 * ridge * wi * (WR[i] / W[i])
+            xi = max(num / (0.5 * wi + 2.0 * ridge * wi), lower)
+            biggest = max(biggest, abs(xi - x[i]))
+            x[i] = xi
+        if biggest <= tol:
+            break
+    return x, sweeps
+
+
+def naive_established(rating, pending, sessions, month_sessions, last_day, day, later, established_sessions,
+                      stale_days, never):
+    """Partnerships established on ``day`` (ids ascending) with their ratings and sessions as
+    published on that day: the month's pending adjustments and sessions count when ``later``."""
+    out = []
+    for p in range(len(rating)):
+        n = sessions[p] + (month_sessions[p] if later else 0)
+        if last_day[p] != never and n >= established_sessions and day - last_day[p] <= stale_days:
+            out.append((p, rating[p] + pending[p] if later else rating[p], n))
+    return out
