@@ -55,6 +55,7 @@ def test_kernel_matches_reference(seed, update, n_established, k_provisional, re
                         ref_weight=ref_weight, stale_years=stale_years, top_rating=top_rating)
     scheme = elo.EloPairsScheme(params)
     state = scheme.new_state(players(n_players, init), 1)
+    quiet = scheme.new_state(players(n_players, init), 1)  # the same run without out_after (as the engine asks)
     ref = naive.NaiveElo(params, state.player_seed)
     cuts = sorted(rng.choice(np.arange(1, len(sessions)), n_chunks - 1, replace=False)) if n_chunks > 1 else []
     ids = {}
@@ -62,8 +63,12 @@ def test_kernel_matches_reference(seed, update, n_established, k_provisional, re
         part = [sessions[i] for i in chunk]
         scored = build(part, ids, storage=rng.permutation(len(part)))
         state = scheme.grow(state, len(ids))
+        quiet = scheme.grow(quiet, len(ids))
         out = np.full((scored.n_entries, 2), -1.0)
         scheme.apply(state, scored, out)
+        scheme.apply(quiet, scored, None)
+        for name in ("rating", "pending", "sessions", "month_sessions", "last_day", "players", "clock"):
+            np.testing.assert_array_equal(getattr(quiet, name), getattr(state, name))
         want = np.array(ref.run(scored), float).reshape(-1, 2)
         np.testing.assert_array_equal(np.isnan(out), np.isnan(want))
         np.testing.assert_allclose(out, want, rtol=0, atol=1e-9)
@@ -368,6 +373,68 @@ def test_bad_match_rows_are_rejected():
     scored.match_opp_mate[1] = -1
     with pytest.raises(ValueError, match=r"match_opp_mate\[1\]=-1"):
         scheme.apply(scheme.new_state(players(8), 4), scored, np.empty((4, 2)))
+
+
+_CORRUPTIBLE = {  # field: values that may or may not be valid where they land
+    "pair_players": [-1, 0, 1, 5, 9, 10, 11], "pair_partnership": [-1, 0, 1, 3, 40, 10**6],
+    "pair_score": [np.nan, np.inf, 0.0, 3.5], "match_start": [-1, 0, 1, 2, 10**6],
+    "match_opp": [-1, 0, 1, 2, 7, 10**6], "match_mate": [-1, 0, 1, 3, 6], "match_opp_mate": [-1, 0, 2, 5],
+    "match_result": [np.nan, -0.5, 0.0, 0.5, 1.0, 1.5]}
+
+
+def _entries_ok(scheme_state, scored):
+    i32, i64, f64 = np.int32, np.int64, np.float64
+    c = lambda name, dtype: np.ascontiguousarray(getattr(scored, name), dtype)  # noqa: E731
+    ss = elo.Sessions(c("order", i32), c("day", i32), c("month", i32), c("kind", np.int8), c("pair_start", i64))
+    pp = elo.Pairs(c("pair_players", i32), c("pair_partnership", i32), c("pair_group", i32), c("pair_score", f64))
+    mm = elo.Matches(c("match_start", i64), c("match_opp", i32), c("match_mate", i32), c("match_opp_mate", i32),
+                     c("match_result", f64))
+    return elo._entries_ok(ss, pp, mm, scheme_state.players, scheme_state.n_players,
+                           np.empty(scheme_state.capacity, i64))
+
+
+def _numpy_checks_pass(state, scored):
+    try:
+        if scored.n_entries:
+            elo._validate_pairs(state, scored)
+        elo._validate_rows(scored)
+    except (ValueError, IndexError):
+        return False
+    return True
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), known=st.booleans())
+def test_entries_check_kernel_agrees_with_the_numpy_checks(seed, known):
+    """``_entries_ok`` passes exactly the chunks ``_validate_pairs`` and ``_validate_rows`` pass:
+    the chunk as built, and the chunk with one value of one column changed (each column, each value)."""
+    rng = np.random.default_rng(seed)
+    sessions = random_sessions(rng, int(rng.integers(3, 10)), 10)
+    ids = {}
+    scheme = elo.EloPairsScheme()
+    state = scheme.new_state(players(10), 1)
+    if known:  # partnerships the state has seen, with their players
+        first = build(sessions[:1], ids)
+        state = scheme.grow(state, len(ids))
+        scheme.apply(state, first, None)
+        sessions = sessions[1:]
+    scored = build(sessions, ids)
+    state = scheme.grow(state, len(ids))
+    assert _entries_ok(state, scored) and _numpy_checks_pass(state, scored)
+    seen = set()
+    for field, values in _CORRUPTIBLE.items():
+        good = getattr(scored, field)
+        for value in values:
+            col = np.array(good)
+            if not col.size:
+                continue
+            col.flat[int(rng.integers(col.size))] = value
+            setattr(scored, field, col.astype(good.dtype))
+            verdict = _numpy_checks_pass(state, scored)
+            assert _entries_ok(state, scored) == verdict, (field, value)
+            seen.add(verdict)
+        setattr(scored, field, good)
+    assert seen == {True, False}
 
 
 def test_partnership_ids_must_keep_their_players():

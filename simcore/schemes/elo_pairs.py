@@ -474,7 +474,8 @@ def _rate_groups(ss, pp, st, s, c, tmp):
 
 @kernel(refcount=False)
 def _book(ss, pp, st, s, c, tmp):
-    """Book session ``s``'s adjustments as pending; ``out_after`` gets the ratings in grade points."""
+    """Book session ``s``'s adjustments as pending; ``out_after`` gets the ratings in grade points
+    (unless it is empty)."""
     for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
         p = pp.partnership[e]
         if tmp.rated[e]:
@@ -484,10 +485,12 @@ def _book(ss, pp, st, s, c, tmp):
                 st.is_touched[p] = 1
                 st.touched[st.clock[2]] = p
                 st.clock[2] += 1
+            if tmp.out_after.shape[0] == 0:
+                continue  # the caller wants no post-session grades
             g = 50.0 + (st.rating[p] + st.pending[p] - c.seed_rating) / c.elo_per_grade
             tmp.out_after[e, 0] = g
             tmp.out_after[e, 1] = g
-        else:
+        elif tmp.out_after.shape[0] > 0:
             tmp.out_after[e, 0] = np.nan
             tmp.out_after[e, 1] = np.nan
 
@@ -682,6 +685,7 @@ def fit_individual(pair_a, pair_b, r, w, n_players, ridge, lower, tol=1e-9, max_
 class EloPairsScheme(SchemeBase):
     """The Elo pairs scheme (``Scheme`` protocol); see the module docstring."""
     corrections = "first"
+    optional_out_after = True
 
     partnership_switch = {}  # ratings belong to partnerships: always there
 
@@ -727,19 +731,28 @@ class EloPairsScheme(SchemeBase):
         ``out_after[e, k]`` (float64, (E, 2)) receives the rating of entry
         ``e``'s partnership after its session in grade units (monthly: the
         published rating plus this month's adjustments so far), or NaN if
-        the pair was not rated in that session.
+        the pair was not rated in that session; ``out_after=None`` skips them.
         """
-        _validate(state, scored, out_after)
+        _validate_out(scored, out_after)
+        _validate_sessions(state, scored)
         p = self.params
         n_e = scored.n_entries
-        tmp = Scratch(q=np.empty(n_e), w_sum=np.empty(n_e), delta=np.zeros(n_e), est_flag=np.empty(n_e, np.int8),
-                      n_used=np.empty(n_e, np.int32), rated=np.zeros(n_e, np.int8), out_after=out_after)
         i32, i64, f64 = np.int32, np.int64, np.float64
         c = lambda name, dtype: np.ascontiguousarray(getattr(scored, name), dtype)  # noqa: E731
         ss = Sessions(c("order", i32), c("day", i32), c("month", i32), c("kind", np.int8), c("pair_start", i64))
         pp = Pairs(c("pair_players", i32), c("pair_partnership", i32), c("pair_group", i32), c("pair_score", f64))
         mm = Matches(c("match_start", i64), c("match_opp", i32), c("match_mate", i32), c("match_opp_mate", i32),
                      c("match_result", f64))
+        # the entries and match rows in one pass; only if that finds a fault (or the ids came in other dtypes,
+        # which the casts above could wrap) do the numpy checks run, to name it
+        as_given = all(np.asarray(getattr(scored, name)).dtype == dtype for name, dtype in _ID_COLUMNS)
+        if not (as_given and _entries_ok(ss, pp, mm, state.players, state.n_players, np.empty(state.capacity, i64))):
+            if n_e:
+                _validate_pairs(state, scored)
+            _validate_rows(scored)
+        tmp = Scratch(q=np.empty(n_e), w_sum=np.empty(n_e), delta=np.zeros(n_e), est_flag=np.empty(n_e, np.int8),
+                      n_used=np.empty(n_e, np.int32), rated=np.zeros(n_e, np.int8),
+                      out_after=_NO_OUT if out_after is None else out_after)
         consts = Consts(monthly=p.update == "monthly", k=float(p.k), k_provisional=float(p.k_provisional),
                         k_top=float(p.k_top), top_rating=float(p.top_rating),
                         established_sessions=int(p.established_sessions), ref_weight=float(p.ref_weight),
@@ -805,16 +818,88 @@ class EloPairsScheme(SchemeBase):
 SCHEME = EloPairsScheme
 
 
-def _validate(state: EloPairsState, scored, out_after: np.ndarray) -> None:
-    """ValueError naming the field and value for anything the kernel cannot rate."""
+def _validate(state: EloPairsState, scored, out_after: np.ndarray | None) -> None:
+    """ValueError naming the field and value for anything the kernel cannot rate (the numpy checks
+    ``apply`` runs when ``_entries_ok`` finds a fault)."""
+    _validate_out(scored, out_after)
+    _validate_sessions(state, scored)
+    if scored.n_entries:
+        _validate_pairs(state, scored)
+    _validate_rows(scored)
+
+
+def _validate_out(scored, out_after: np.ndarray | None) -> None:
     n_e = scored.n_entries
+    if out_after is None:
+        return
     if not isinstance(out_after, np.ndarray) or out_after.dtype != np.float64 or out_after.shape != (n_e, 2):
         raise ValueError(f"out_after must be a float64 array of shape ({n_e}, 2), got "
                          f"{getattr(out_after, 'dtype', type(out_after))} {getattr(out_after, 'shape', '')}")
-    _validate_sessions(state, scored)
-    if n_e:
-        _validate_pairs(state, scored)
-    _validate_rows(scored)
+
+
+_ID_COLUMNS = (("pair_players", np.int32), ("pair_partnership", np.int32), ("match_start", np.int64),
+               ("match_opp", np.int32), ("match_mate", np.int32), ("match_opp_mate", np.int32))
+"""Columns ``_entries_ok`` reads as the kernels' integer types: given in another, the numpy checks run."""
+
+_NO_OUT = np.empty((0, 2))
+"""``out_after`` for the kernels when the caller wants none."""
+
+
+@kernel(refcount=False)
+def _entries_ok(ss, pp, mm, known, n_players, last):
+    """True if ``_validate_pairs`` and ``_validate_rows`` would pass, in one pass over the entries and
+    match rows (after ``_validate_sessions``: pair_start and kind codes are sound).
+
+    known: the state's players (K, 2) of each partnership slot, (-1, -1) if unseen; last (K): scratch.
+    """
+    n_e = pp.partnership.shape[0]
+    cap = known.shape[0]
+    for e in range(n_e):
+        p = pp.partnership[e]
+        if p < 0 or p >= cap:
+            return False
+        a = pp.players[e, 0]
+        b = pp.players[e, 1]
+        if a < 0 or b >= n_players or a >= b:
+            return False
+        if known[p, 0] == -1 and known[p, 1] == -1:
+            last[p] = e  # a new partnership: every entry of it must name the players of its last one
+        elif known[p, 0] != a or known[p, 1] != b:
+            return False
+    for e in range(n_e):
+        p = pp.partnership[e]
+        if known[p, 0] == -1 and known[p, 1] == -1:
+            f = last[p]
+            if pp.players[f, 0] != pp.players[e, 0] or pp.players[f, 1] != pp.players[e, 1]:
+                return False
+    ms = mm.start
+    if ms.shape[0] != n_e + 1 or (n_e > 0 and ms[0] != 0):
+        return False
+    for e in range(n_e):
+        if ms[e + 1] < ms[e]:
+            return False
+    n_r = ms[n_e] if n_e > 0 else 0
+    if min(mm.result.shape[0], mm.opp.shape[0], mm.mate.shape[0], mm.opp_mate.shape[0]) < n_r:
+        return False
+    for s in range(ss.pair_start.shape[0] - 1):
+        e0, e1 = ss.pair_start[s], ss.pair_start[s + 1]
+        by_match = _RATED_BY_MATCH[ss.kind[s]]
+        team = _IS_TEAM[ss.kind[s]]
+        for e in range(e0, e1):
+            if not by_match:
+                if not np.isfinite(pp.score[e]):
+                    return False
+                continue
+            for m in range(ms[e], ms[e + 1]):
+                r = mm.result[m]
+                if not (r >= 0.0 and r <= 1.0):
+                    return False
+                if not (e0 <= mm.opp[m] < e1):
+                    return False
+                if team and not (e0 <= mm.mate[m] < e1 and e0 <= mm.opp_mate[m] < e1
+                                 and mm.mate[m] == mm.mate[ms[e]]):
+                    return False
+    return True
 
 
 def _validate_sessions(state: EloPairsState, scored) -> None:
