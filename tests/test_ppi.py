@@ -269,9 +269,15 @@ def test_kernel_matches_reference(world, split):
     start_ppi = state.ppi.tolist()
     # in two calls, to check that the state carries over
     out = np.full((len(scored.pair_players), 2), np.nan)
+    quiet = scheme.new_state(players(P, member, start))  # the same run without out_after (as the engine asks)
+    quiet.k[:] = k0
+    quiet.w[:] = w0
     for part in (scored.order[:split], scored.order[split:]):
         chunk = run(scheme, state, dataclasses.replace(scored, order=part))
         out = np.where(np.isnan(chunk), out, chunk)
+        scheme.apply(quiet, dataclasses.replace(scored, order=part), None)
+    for name in ("ppi", "k", "w", "rated", "k_start", "r_start", "month"):
+        np.testing.assert_array_equal(getattr(quiet, name), getattr(state, name))
     ref = naive.ppi_rate(scored, member, start_ppi, k0, w0, params)
     ppi_ref, k_ref, w_ref, rated_ref, rated_month, qual_month, out_ref = ref
     np.testing.assert_array_equal(state.ppi, ppi_ref)

@@ -44,6 +44,7 @@ publication stands and a correction (``ScoredResults.replaces``) is ignored
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +56,9 @@ from simcore.schemes import PlayerTable, SchemeBase
 BANDS = ("club", "diamond", "heart", "spade")
 """Suit-symbol band words; code = index (``PPIScheme.extras()["band"]``)."""
 CLUB, DIAMOND, HEART, SPADE = range(4)
+
+_NO_OUT = np.empty((0, 2))
+"""``out_after`` for the kernel when the caller wants none."""
 
 N_MONTH_SLOTS = 4
 """Per-player board counts are kept for the current calendar month and the
@@ -248,24 +252,39 @@ def _start_month(mo, cur_month, k, w, m_w, rated, k_start, r_start, rule):
     cur_month[0] = mo
 
 
+# The kernel takes named bundles instead of twenty arrays (numba types a namedtuple field by field, so a
+# field is read by name and a reordered field cannot be misread):
+#   Sessions    the ScoredResults columns per session PPI reads;
+#   Travellers  the travellers: the two pair entries at the table and the NS MP %;
+#   Players     the state's arrays (PPIState) and its month.
+Sessions = namedtuple("Sessions", "order month scoring pair_start trav_start")
+Travellers = namedtuple("Travellers", "ns_entry ew_entry ns_mp")
+Players = namedtuple("Players", "ppi k w rated k_start r_start member month")
+
+
 @kernel
-def _rate_sessions(order, month, scoring, pair_start, trav_start, trav_ns_entry, trav_ew_entry, trav_ns_mp,
-                   pair_players, m_rule, guests_self_update,
-                   ppi, k, w, rated, k_start, r_start, member, cur_month, out_after):
+def _rate_sessions(ss, tt, pair_players, m_rule, guests_self_update, pl, out_after):
+    """Rate the MP sessions of one chunk in ``ss.order``, board by board (see the module docstring).
+
+    ``out_after`` (E, 2) receives each pair entry's two PPIs (MP %) after its
+    session; an empty array skips them.
+    """
     rule = m_rule.copy()  # a private copy: the compiler then knows PPI stores cannot change it
+    ppi, k, rated, member = pl.ppi, pl.k, pl.rated, pl.member
     m_w = np.empty(ppi.shape[0])  # m of each player were k > 300, from w (fixed within a month)
     for q in range(ppi.shape[0]):
-        m_w[q] = _m_from_w(w[q], rule)
-    for i in range(order.shape[0]):
-        s = order[i]
-        if scoring[s] != SCORING_MP:
+        m_w[q] = _m_from_w(pl.w[q], rule)
+    write_out = out_after.shape[0] > 0
+    for i in range(ss.order.shape[0]):
+        s = ss.order[i]
+        if ss.scoring[s] != SCORING_MP:
             continue
-        mo = month[s]
-        if mo != cur_month[0]:
-            _start_month(mo, cur_month, k, w, m_w, rated, k_start, r_start, rule)
-        for t in range(trav_start[s], trav_start[s + 1]):
-            ns = trav_ns_entry[t]
-            ew = trav_ew_entry[t]
+        mo = ss.month[s]
+        if mo != pl.month[0]:
+            _start_month(mo, pl.month, k, pl.w, m_w, rated, pl.k_start, pl.r_start, rule)
+        for t in range(ss.trav_start[s], ss.trav_start[s + 1]):
+            ns = tt.ns_entry[t]
+            ew = tt.ew_entry[t]
             q0 = pair_players[ns, 0]
             q1 = pair_players[ns, 1]
             q2 = pair_players[ew, 0]
@@ -278,7 +297,7 @@ def _rate_sessions(order, month, scoring, pair_start, trav_start, trav_ns_entry,
             a1 = ppi[q1]
             a2 = ppi[q2]
             a3 = ppi[q3]
-            p_ns = trav_ns_mp[t]
+            p_ns = tt.ns_mp[t]
             p_ew = 100.0 - p_ns
             if member[q0] & member[q1] & member[q2] & member[q3]:
                 # every m before any store: the loads need not wait for the stores
@@ -303,9 +322,10 @@ def _rate_sessions(order, month, scoring, pair_start, trav_start, trav_ns_entry,
                     _update_player(q2, a2, a3, a0, a1, p_ew, rule, ppi, k, m_w)
                 if not member[q3]:
                     _update_player(q3, a3, a2, a0, a1, p_ew, rule, ppi, k, m_w)
-        for e in range(pair_start[s], pair_start[s + 1]):
-            out_after[e, 0] = ppi[pair_players[e, 0]]
-            out_after[e, 1] = ppi[pair_players[e, 1]]
+        if write_out:
+            for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
+                out_after[e, 0] = ppi[pair_players[e, 0]]
+                out_after[e, 1] = ppi[pair_players[e, 1]]
 
 
 # --- the scheme ----------------------------------------------------------------
@@ -313,6 +333,7 @@ def _rate_sessions(order, month, scoring, pair_start, trav_start, trav_ns_entry,
 class PPIScheme(SchemeBase):
     """The PPI scheme (implements ``simcore.schemes.Scheme``)."""
     corrections = "first"
+    optional_out_after = True
 
     snapshot_extras = {"shown": ("no", "yes"), "active": ("no", "yes"), "band": BANDS}
     graded_sessions = "PPI rates match-pointed (mp) sessions only"
@@ -334,21 +355,26 @@ class PPIScheme(SchemeBase):
     def grow(self, state: PPIState, n_partnerships: int) -> PPIState:
         return state  # no partnership-level state
 
-    def apply(self, state: PPIState, scored, out_after: np.ndarray) -> None:
+    def apply(self, state: PPIState, scored, out_after: np.ndarray | None) -> None:
         """Rate every MP session of ``scored`` in ``scored.order``.
 
         ``out_after[e, j]`` gets the PPI (MP %) of ``pair_players[e, j]``
         after the session of entry e; NaN for sessions not rated (not MP).
+        ``out_after=None`` skips them.
         """
         _validate(state, scored, out_after)
-        out_after[...] = np.nan
+        if out_after is None:
+            out_after = _NO_OUT
+        else:
+            out_after[...] = np.nan
         i32 = lambda a: np.asarray(a, np.int32)  # noqa: E731  (no copy when already int32)
-        _rate_sessions(i32(scored.order), i32(scored.month), np.asarray(scored.scoring, np.int8),
-                       np.asarray(scored.pair_start, np.int64), np.asarray(scored.trav_start, np.int64),
-                       i32(scored.trav_ns_entry), i32(scored.trav_ew_entry),
-                       np.asarray(scored.trav_ns_mp, np.float64), i32(scored.pair_players), self.params.m_rule(),
-                       bool(self.params.guests_self_update), state.ppi, state.k, state.w, state.rated,
-                       state.k_start, state.r_start, state.member, state.month, out_after)
+        i64 = lambda a: np.asarray(a, np.int64)  # noqa: E731
+        ss = Sessions(i32(scored.order), i32(scored.month), np.asarray(scored.scoring, np.int8),
+                      i64(scored.pair_start), i64(scored.trav_start))
+        tt = Travellers(i32(scored.trav_ns_entry), i32(scored.trav_ew_entry), np.asarray(scored.trav_ns_mp, np.float64))
+        pl = Players(state.ppi, state.k, state.w, state.rated, state.k_start, state.r_start, state.member, state.month)
+        _rate_sessions(ss, tt, i32(scored.pair_players), self.params.m_rule(), bool(self.params.guests_self_update),
+                       pl, out_after)
 
     def grades(self, state: PPIState, day: int) -> np.ndarray:
         """PPI (MP %) of every player, full precision; NaN before a player's
@@ -380,8 +406,11 @@ def band(ppi, params: Params | None = None) -> np.ndarray:
     heart 51–55, diamond 46–51 (51 itself is a heart), club < 46."""
     p = params or Params()
     x = np.asarray(ppi, np.float64)
-    return np.select([x > p.spade_above, x >= p.heart_from, x >= p.diamond_from], [SPADE, HEART, DIAMOND],
-                     CLUB).astype(np.int8)
+    # the band edges rise (Params.check), so the code is the number of edges reached; NaN reaches none
+    code = (x >= p.diamond_from).astype(np.int8)
+    code += x >= p.heart_from
+    code += x > p.spade_above
+    return code
 
 
 def _boards_in_window(state: PPIState, month: int, count: np.ndarray, at_start: np.ndarray,
@@ -405,7 +434,7 @@ def _validate(state: PPIState, scored, out_after: np.ndarray) -> None:
     """Validate what the kernel trusts (ids in range, MP % in 0..100, months in
     order); errors name the field, row and value.  Cheap: O(S + E + T) numpy."""
     E = len(scored.pair_players)
-    if out_after.shape != (E, 2) or out_after.dtype != np.float64:
+    if out_after is not None and (out_after.shape != (E, 2) or out_after.dtype != np.float64):
         raise ValueError(f"ppi: out_after must be float64 of shape ({E}, 2), got {out_after.dtype} {out_after.shape}")
     P = state.n_players
     if E and not (0 <= scored.pair_players.min() and scored.pair_players.max() < P):
