@@ -294,6 +294,39 @@ def test_kernel_matches_reference(world, split):
     np.testing.assert_array_equal(extras["shown"], np.array(k_ref) >= params.show_after)
 
 
+@settings(max_examples=100, deadline=None)
+@given(ppi_world(), st.data())
+def test_travellers_check_kernel_agrees_with_the_numpy_checks(world, data):
+    """``_travellers_ok`` lets through exactly the travellers the numpy checks accept: with it, ``_validate``
+    raises the same error (or none) as with the numpy checks alone, for a chunk with one value changed."""
+    P, member, start, k0, w0, sessions, params, _ = world
+    _, scored = handmade(sessions, P, member)
+    field = data.draw(st.sampled_from(["trav_ns_entry", "trav_ew_entry", "trav_ns_mp", "none"]))
+    if field != "none" and len(scored.trav_ns_mp):
+        col = getattr(scored, field).copy()
+        value = data.draw(st.sampled_from([-1, 0, len(scored.pair_players) - 1, len(scored.pair_players)])
+                          if field != "trav_ns_mp" else st.sampled_from([-0.5, 0.0, 100.0, 100.5, np.nan]))
+        col[data.draw(st.integers(0, len(col) - 1))] = value
+        setattr(scored, field, col)
+    state = ppi.PPIScheme(params).new_state(players(P, member, start))
+
+    def verdict():
+        try:
+            ppi._validate(state, scored, None)
+        except ValueError as e:
+            return str(e)
+        return None
+
+    fast = verdict()
+    kernel = ppi._travellers_ok
+    ppi._travellers_ok = lambda *args: False  # the numpy checks alone
+    try:
+        slow = verdict()
+    finally:
+        ppi._travellers_ok = kernel
+    assert fast == slow
+
+
 # --- bad input ------------------------------------------------------------------------
 
 @pytest.fixture

@@ -143,9 +143,14 @@ def _m_from_w(w, rule):
 
 @kernel
 def _m_from_k(a, k, m_w, rule):
-    """m from k (30 below 30 boards, then k up to 300, then m_w), halved below 46."""
-    m = max(np.float64(k), rule[0]) if k <= rule[1] else m_w
-    return m * rule[8] if a < rule[7] else m
+    """m from k (30 below 30 boards, then k up to 300, then m_w), halved below 46.
+
+    Written as selects, not branches: whether a PPI is below 46 changes from
+    board to board and player to player, so a branch on it is mispredicted
+    often (m·1 is m exactly, so the value is the same)."""
+    m = max(np.float64(k), rule[0])
+    m = m if k <= rule[1] else m_w
+    return m * (rule[8] if a < rule[7] else 1.0)
 
 
 @kernel
@@ -235,6 +240,16 @@ def _update_player(q, a, b, c, d, p, rule, ppi, k, m_w):
 
 
 @kernel
+def _add_boards(boards, pair_players, rated):
+    """Add each pair entry's boards counted so far to its players' ``rated`` and reset the counts."""
+    for e in range(boards.shape[0]):
+        if boards[e] != 0:
+            rated[pair_players[e, 0]] += boards[e]
+            rated[pair_players[e, 1]] += boards[e]
+            boards[e] = 0
+
+
+@kernel
 def _start_month(mo, cur_month, k, w, m_w, rated, k_start, r_start, rule):
     """New calendar months start: note k and rated at their start (months
     with no session start with today's counts) and recount w (and m_w)."""
@@ -275,12 +290,20 @@ def _rate_sessions(ss, tt, pair_players, m_rule, guests_self_update, pl, out_aft
     for q in range(ppi.shape[0]):
         m_w[q] = _m_from_w(pl.w[q], rule)
     write_out = out_after.shape[0] > 0
+    # per pair entry: both players members, and boards played not yet added to ``rated`` (which only a
+    # month start reads): two loads a board instead of eight read-modify-writes of player arrays
+    n_e = pair_players.shape[0]
+    members = np.empty(n_e, np.bool_)
+    for e in range(n_e):
+        members[e] = member[pair_players[e, 0]] & member[pair_players[e, 1]]
+    boards = np.zeros(n_e, np.int64)
     for i in range(ss.order.shape[0]):
         s = ss.order[i]
         if ss.scoring[s] != SCORING_MP:
             continue
         mo = ss.month[s]
         if mo != pl.month[0]:
+            _add_boards(boards, pair_players, rated)
             _start_month(mo, pl.month, k, pl.w, m_w, rated, pl.k_start, pl.r_start, rule)
         for t in range(ss.trav_start[s], ss.trav_start[s + 1]):
             ns = tt.ns_entry[t]
@@ -289,17 +312,15 @@ def _rate_sessions(ss, tt, pair_players, m_rule, guests_self_update, pl, out_aft
             q1 = pair_players[ns, 1]
             q2 = pair_players[ew, 0]
             q3 = pair_players[ew, 1]
-            rated[q0] += 1
-            rated[q1] += 1
-            rated[q2] += 1
-            rated[q3] += 1
+            boards[ns] += 1
+            boards[ew] += 1
             a0 = ppi[q0]
             a1 = ppi[q1]
             a2 = ppi[q2]
             a3 = ppi[q3]
             p_ns = tt.ns_mp[t]
             p_ew = 100.0 - p_ns
-            if member[q0] & member[q1] & member[q2] & member[q3]:
+            if members[ns] & members[ew]:
                 # every m before any store: the loads need not wait for the stores
                 m0 = _m_from_k(a0, k[q0], m_w[q0], rule)
                 m1 = _m_from_k(a1, k[q1], m_w[q1], rule)
@@ -326,6 +347,7 @@ def _rate_sessions(ss, tt, pair_players, m_rule, guests_self_update, pl, out_aft
             for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
                 out_after[e, 0] = ppi[pair_players[e, 0]]
                 out_after[e, 1] = ppi[pair_players[e, 1]]
+    _add_boards(boards, pair_players, rated)
 
 
 # --- the scheme ----------------------------------------------------------------
@@ -441,7 +463,14 @@ def _validate(state: PPIState, scored, out_after: np.ndarray) -> None:
         bad = int(np.flatnonzero(((scored.pair_players < 0) | (scored.pair_players >= P)).any(1))[0])
         raise ValueError(f"ppi: pair_players row {bad} is {scored.pair_players[bad].tolist()}; "
                          f"player ids must be in 0..{P - 1}")
-    for name in ("trav_ns_entry", "trav_ew_entry"):
+    # the travellers in one pass; the numpy checks below run (to name the fault) only if it finds one
+    # or the columns came in other dtypes
+    fast = (scored.trav_ns_entry.dtype == scored.trav_ew_entry.dtype == np.int32
+            and scored.trav_ns_mp.dtype == np.float64 and scored.trav_start.dtype == np.int64
+            and scored.scoring.dtype == np.int8 and len(scored.trav_start) == len(scored.scoring) + 1
+            and _travellers_ok(scored.trav_ns_entry, scored.trav_ew_entry, scored.trav_ns_mp, scored.trav_start,
+                               scored.scoring, E))
+    for name in () if fast else ("trav_ns_entry", "trav_ew_entry"):
         col = getattr(scored, name)
         if len(col) and not (0 <= col.min() and col.max() < E):
             bad = int(np.flatnonzero((col < 0) | (col >= E))[0])
@@ -457,11 +486,30 @@ def _validate(state: PPIState, scored, out_after: np.ndarray) -> None:
             raise ValueError(f"ppi: session {s} is in month {int(months[late[0]])} but comes after month "
                              f"{int(seen[late[0]])} in processing order; rate sessions in date order")
     mp = scored.trav_ns_mp
-    if not ((mp >= 0) & (mp <= 100)).all():  # NaN fails too
+    if not fast and not ((mp >= 0) & (mp <= 100)).all():  # NaN fails too
         is_mp = np.repeat(np.asarray(scored.scoring) == SCORING_MP, np.diff(scored.trav_start))
         bad = np.flatnonzero(is_mp & ~((mp >= 0) & (mp <= 100)))
         if len(bad):
             raise ValueError(f"ppi: trav_ns_mp row {int(bad[0])} is {float(mp[bad[0]])!r}; MP % must be in 0..100")
+
+
+@kernel
+def _travellers_ok(ns_entry, ew_entry, ns_mp, trav_start, scoring, n_entries):
+    """True if every traveller names pair entries in 0..n_entries-1 and every traveller of an MP
+    session has an MP % in 0..100 (what ``_validate`` checks of the travellers, in one pass)."""
+    if ns_entry.shape[0] != ew_entry.shape[0] or ns_entry.shape[0] != ns_mp.shape[0]:
+        return False
+    for t in range(ns_entry.shape[0]):
+        if not (0 <= ns_entry[t] < n_entries and 0 <= ew_entry[t] < n_entries):
+            return False
+    for s in range(scoring.shape[0]):
+        if scoring[s] == SCORING_MP:
+            if not (0 <= trav_start[s] <= trav_start[s + 1] <= ns_mp.shape[0]):
+                return False
+            for t in range(trav_start[s], trav_start[s + 1]):
+                if not (ns_mp[t] >= 0.0 and ns_mp[t] <= 100.0):  # NaN fails too
+                    return False
+    return True
 
 
 SCHEME = PPIScheme
