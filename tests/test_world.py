@@ -21,26 +21,31 @@ def small(name, **over):
     return scenario.with_overrides(sc, changes)
 
 
-def _plan_matches_reference(sc, key, weeks):
+def _plan_matches_reference(sc, key, weeks, span=2):
+    """Plan ``span`` weeks from each of ``weeks`` in one kernel call; compare with the reference week by week."""
     w = world.build_world(sc, key)
     ev_logit = np.log(np.maximum(w.ev_entry_rate, 1e-12) / np.maximum(1 - w.ev_entry_rate, 1e-12))
     params = dict(travel_rate=sc.mixing.travel_rate, second_weight=sc.mixing.second_club_weight,
                   cap=int(sc.players.activity_cap), guest=sc.partnerships.odd_player == "guest",
                   pickup_corr=sc.partnerships.pickup_correlation)
-    for week in weeks:
-        plan = world.plan_sessions(w, week, week + 1)
-        slots = world.week_slots(w, week)
-        day0 = w.start_day + 7 * week
-        ref = naive.plan_week(w, week, slots, world.active_on(w, day0), world.strength_on(w, day0), ev_logit, params)
+    for first in weeks:
+        plan = world.plan_sessions(w, first, first + span)
         # the plan renumbers slots into sessions sorted by (day, venue, slot): compare as sets of rows
         got = []
         for s in range(plan.n_sessions):
             for e in range(plan.entry_start[s], plan.entry_start[s + 1]):
                 got.append((int(plan.day[s]), int(plan.venue[s]), int(plan.a[e]), int(plan.b[e]),
                             int(plan.ptype[e]), round(float(plan.bonus[e]), 12), int(plan.team[e])))
-        want = [(int(slots["day"][s]), int(slots["venue"][s]), a, b, typ, round(float(bon), 12), team)
-                for s, a, b, typ, bon, team in ref]
+        want = []
+        for week in range(first, first + span):
+            slots = world.week_slots(w, week)
+            day0 = w.start_day + 7 * week
+            ref = naive.plan_week(w, week, slots, world.active_on(w, day0), world.strength_on(w, day0), ev_logit,
+                                  params)
+            want += [(int(slots["day"][s]), int(slots["venue"][s]), a, b, typ, round(float(bon), 12), team)
+                     for s, a, b, typ, bon, team in ref]
         assert sorted(got) == sorted(want)
+        assert np.all(np.diff(plan.day) >= 0)  # sessions in day order
 
 
 @pytest.mark.parametrize("name", ["default", "isolated-clubs", "aces-eights", "online"])
@@ -53,16 +58,16 @@ def test_kernel_matches_reference(name):
 @given(seed=st.integers(0, 2**32 - 1), week=st.integers(0, 200), members=st.integers(6, 40),
        travel=st.floats(0, 0.5), multi=st.floats(0, 0.6), second_weight=st.floats(0.1, 3),
        activity=st.floats(0.2, 4), triangles=st.integers(0, 2), sit_out=st.booleans(),
-       pickup_corr=st.sampled_from([0.0, 0.3, 1.0]) | st.floats(0, 1))
+       pickup_corr=st.sampled_from([0.0, 0.3, 1.0]) | st.floats(0, 1), span=st.integers(1, 3))
 def test_kernel_matches_reference_on_random_worlds(seed, week, members, travel, multi, second_weight, activity,
-                                                   triangles, sit_out, pickup_corr):
+                                                   triangles, sit_out, pickup_corr, span):
     sc = small("default", **{f"clubs[{i}].members": members for i in range(6)},
                **{"mixing.travel_rate": travel, "mixing.multi_club_share": multi,
                   "mixing.second_club_weight": second_weight, "players.activity_mean": activity,
                   "partnerships.triangles": triangles,
                   "partnerships.odd_player": "sit_out" if sit_out else "guest",
                   "partnerships.pickup_correlation": pickup_corr})
-    _plan_matches_reference(sc, rng.replicate_keys(seed, 1)[0], (week,))
+    _plan_matches_reference(sc, rng.replicate_keys(seed, 1)[0], (week,), span)
 
 
 def test_chunking_does_not_change_the_plan(default_world):

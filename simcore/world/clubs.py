@@ -90,51 +90,74 @@ def _event_runs(w: World, q: int, day: int, mixing: bool) -> bool:
                           (every == 1 or (every == 2 and month % 3 == 0) or (every == 3 and month == 0)))
 
 
-def week_slots(world: World, week: int) -> dict:
-    """The session slots of a week: club sessions, event instances, online tourneys.
+_COLUMNS = ("day", "venue", "kind", "scoring", "boards", "event", "winners", "club", "max_pairs", "bpr")
+_DTYPES = (np.int32, np.int32, np.int8, np.int8, np.int32, np.int8, np.int8, np.int32, np.int64, np.int32)
 
-    Slots in order: the club sessions club by club (in the order each club
-    lists them), then each event's instances running this week, then the
-    online room's tourneys day by day.  The club sessions and the online
-    tourneys are the same every week but for their days: they are laid out
-    once per world (``_weekly``) and shifted; only the events are decided
-    week by week.
+
+def chunk_slots(world: World, first_week: int, stop_week: int) -> dict:
+    """The session slots of weeks [first_week, stop_week): club sessions, event instances, online tourneys.
+
+    Each week's slots in order: the club sessions club by club (in the order
+    each club lists them), then each event's instances running that week,
+    then the online room's tourneys day by day; the weeks one after another
+    (week i's slots are [week_first[i], week_first[i + 1]) of the chunk).
+    The club sessions and the online tourneys are the same every week but
+    for their days: they are laid out once per world (``_weekly``) and
+    shifted; only the events are decided week by week.
+
+    Per slot (chunk numbering): the columns of ``_COLUMNS`` and is_team,
+    is_online, min_pairs.  Per week, in week-local slot numbers (slot s of
+    week i is chunk slot week_first[i] + s): club_slot_first/stop (C, the
+    same every week), ev_first/ev_stop (W, Q), online_first/online_stop (W);
+    mixing (W) bool.
     """
     w = world
-    start = w.start_day + 7 * week
-    mixing = start >= w.isolation_end
     fixed = _weekly(w)
     start_wd = (int(w.start_day) + 3) % 7  # 0 = Monday (day 0, 1970-01-01, was a Thursday)
     n_club = len(fixed["club_offset"])
-    parts = [(start + fixed["club_offset"],) + fixed["club_cols"]]
-    n = n_club
-    Q = len(w.ev_names)
-    ev_first = np.zeros(Q, np.int32)
-    ev_stop = np.zeros(Q, np.int32)
-    for q in range(Q):
-        day = start + (int(w.ev_weekday[q]) - start_wd) % 7
-        ev_first[q] = n
-        if _event_runs(w, q, day, mixing):
-            cols = fixed["event_cols"][q]
-            parts.append((np.full(len(cols[0]), day),) + cols)
-            n += len(cols[0])
-        ev_stop[q] = n
-    online_first = n
-    if fixed["online_cols"] is not None:
-        parts.append((start + fixed["online_offset"],) + fixed["online_cols"])
-        n += len(fixed["online_offset"])
-    online_stop = n
-    col = lambda i, dt: np.concatenate([p[i] for p in parts]).astype(dt)  # noqa: E731
-    kinds = col(2, np.int8)
+    n_online = 0 if fixed["online_cols"] is None else len(fixed["online_offset"])
+    W, Q = stop_week - first_week, len(w.ev_names)
+    ev_first, ev_stop = np.zeros((W, Q), np.int32), np.zeros((W, Q), np.int32)
+    online_first, mixing = np.zeros(W, np.int64), np.zeros(W, bool)
+    week_first = np.zeros(W + 1, np.int64)
+    parts = []
+    for i in range(W):
+        start = w.start_day + 7 * (first_week + i)
+        mixing[i] = start >= w.isolation_end
+        parts.append((start + fixed["club_offset"],) + fixed["club_cols"])
+        n = n_club
+        for q in range(Q):
+            day = start + (int(w.ev_weekday[q]) - start_wd) % 7
+            ev_first[i, q] = n
+            if _event_runs(w, q, day, bool(mixing[i])):
+                cols = fixed["event_cols"][q]
+                parts.append((np.full(len(cols[0]), day),) + cols)
+                n += len(cols[0])
+            ev_stop[i, q] = n
+        online_first[i] = n
+        if n_online:
+            parts.append((start + fixed["online_offset"],) + fixed["online_cols"])
+        week_first[i + 1] = week_first[i] + n + n_online
+    out = {k: (np.concatenate([p[j] for p in parts]).astype(dt) if parts else np.zeros(0, dt))
+           for j, (k, dt) in enumerate(zip(_COLUMNS, _DTYPES))}
+    kinds = out["kind"]
     is_team = _IS_TEAM_KIND[kinds]
     is_online = kinds == KIND_ONLINE
-    min_pairs = np.where(is_team, MIN_TEAM_PAIRS, np.where(is_online, 8, MIN_PAIRS)).astype(np.int64)
-    return dict(day=col(0, np.int32), venue=col(1, np.int32), kind=kinds, scoring=col(3, np.int8),
-                boards=col(4, np.int32), event=col(5, np.int8), winners=col(6, np.int8), club=col(7, np.int32),
-                max_pairs=col(8, np.int64), bpr=col(9, np.int32), is_team=is_team, is_online=is_online,
-                min_pairs=min_pairs, club_slot_first=fixed["club_slot_first"].copy(),
-                club_slot_stop=fixed["club_slot_stop"].copy(), ev_first=ev_first, ev_stop=ev_stop,
-                online_first=online_first, online_stop=online_stop, mixing=mixing)
+    out.update(is_team=is_team, is_online=is_online,
+               min_pairs=np.where(is_team, MIN_TEAM_PAIRS, np.where(is_online, 8, MIN_PAIRS)).astype(np.int64),
+               club_slot_first=fixed["club_slot_first"].copy(), club_slot_stop=fixed["club_slot_stop"].copy(),
+               ev_first=ev_first, ev_stop=ev_stop, online_first=online_first, online_stop=online_first + n_online,
+               mixing=mixing, week_first=week_first)
+    return out
+
+
+def week_slots(world: World, week: int) -> dict:
+    """The session slots of one week (``chunk_slots`` of that week alone, with per-week values as scalars)."""
+    out = chunk_slots(world, week, week + 1)
+    out.update(ev_first=out["ev_first"][0], ev_stop=out["ev_stop"][0], online_first=int(out["online_first"][0]),
+               online_stop=int(out["online_stop"][0]), mixing=bool(out["mixing"][0]))
+    del out["week_first"]
+    return out
 
 
 _WEEKLY: dict = {}  # id(world) -> (weak reference to the world, its weekly slots); a World is unhashable

@@ -16,8 +16,13 @@ plan depends only on the replicate key and the week:
    pairs is cancelled, an oversized field trimmed, team slots grouped into
    teams of two pairs.
 
-The kernels take their arrays in four named bundles (``WeekPlayers``,
-``WeekVenues``, ``Rules``, ``Entries``); none reads a field by position.
+One kernel call (``_plan_weeks``) plans a whole chunk of weeks, the week
+loop inside numba with the GIL released; the Python layer lays out the
+chunk's slots (``clubs.chunk_slots``), allocates and labels once per chunk.
+Sessions are seated in their final (day, venue, slot) order, so the entries
+come out in session order with no sort.  The kernels take their arrays in
+named bundles (``Players``, ``Venues``, ``Weeks``/``Week``, ``Rules``,
+``Records``, ``Entries``); none reads a field by position.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.rng import below, child_key, normal, seed_stream, uniform
-from simcore.world.clubs import week_slots
+from simcore.world.clubs import chunk_slots
 from simcore.world.model import GUEST_PAIR, NEAR_EXCLUSIVE, ONLINE_SINGLE, PICKUP, SessionPlan, World
 from simcore.world.population import active_on, strength_on
 
@@ -37,11 +42,11 @@ _LATE_STREAM = 0x1A7E  # child-key label of the late-scoring draws
 _CORRECTED_STREAM = 0xC0EE  # child-key label of the corrected-session draws
 
 
-class WeekPlayers(NamedTuple):
-    """Per player (P) on the week's first day."""
-    active: np.ndarray      # bool: member or online, joined and not away
+class Players(NamedTuple):
+    """Per player (P); ``active`` and ``strength`` per week of the chunk (W, P), on the week's first day."""
+    active: np.ndarray      # bool (W, P): member or online, joined and not away
+    strength: np.ndarray    # (W, P) true strength (grade points)
     activity: np.ndarray    # sessions a week
-    strength: np.ndarray    # true strength (grade points)
     home: np.ndarray        # home club (−1 online)
     second: np.ndarray      # second club (−1)
     online: np.ndarray      # bool: plays in the online room
@@ -54,29 +59,50 @@ class WeekPlayers(NamedTuple):
     ptype: np.ndarray       # PARTNERSHIP_TYPES code of the main partnership
 
 
-class WeekVenues(NamedTuple):
-    """Clubs (C), the week's session slots (S) and events (Q)."""
+class Venues(NamedTuple):
+    """Clubs (C), events (Q) and the chunk's session slots (S, weeks one after another; ``clubs.chunk_slots``)."""
     club_isolated: np.ndarray
-    club_slot_first: np.ndarray    # club c's slots are [first, stop)
-    club_slot_stop: np.ndarray
     guest_first: np.ndarray        # club c's guest pool is [first, stop)
     guest_stop: np.ndarray
+    ev_inst_count: np.ndarray      # parallel instances (a player enters home club % count)
+    ev_entry_logit: np.ndarray     # log-odds of entering for a 50-strength player
+    ev_entry_strength: np.ndarray  # log-odds per grade point
     slot_club: np.ndarray          # −1 for event and online slots
     slot_team: np.ndarray          # bool: team movement
     slot_min_pairs: np.ndarray     # fewer pairs: cancelled
     slot_max_pairs: np.ndarray     # more pairs: trimmed
     slot_is_online: np.ndarray
-    ev_slot_first: np.ndarray      # event q's running instances are slots [first, stop)
+    session_order: np.ndarray      # the chunk's slots sorted by (day, venue, slot): the order sessions are numbered
+
+
+class Week(NamedTuple):
+    """One week's slots, in week-local numbers (chunk slot = first + local slot); built per week by the kernel."""
+    first: int                     # the week's first chunk slot
+    n_slots: int
+    club_slot_first: np.ndarray    # club c's slots are [first, stop) (C, the same every week)
+    club_slot_stop: np.ndarray
+    ev_slot_first: np.ndarray      # event q's running instances are slots [first, stop) (Q)
     ev_slot_stop: np.ndarray
-    ev_inst_count: np.ndarray      # parallel instances (a player enters home club % count)
-    ev_entry_logit: np.ndarray     # log-odds of entering for a 50-strength player
-    ev_entry_strength: np.ndarray  # log-odds per grade point
     online_first: int              # the online room's slots are [first, stop)
     online_stop: int
+    mixing: bool                   # players may play outside their home club this week
+    number: int                    # week of the run (keys the week's streams)
+
+
+class Weeks(NamedTuple):
+    """Per week of the chunk (W): its number in the run and its slots (``clubs.chunk_slots``)."""
+    number: np.ndarray             # int64 week of the run (keys the week's streams)
+    week_first: np.ndarray         # (W + 1) week i's slots are chunk slots [week_first[i], week_first[i + 1])
+    club_slot_first: np.ndarray    # (C) week-local
+    club_slot_stop: np.ndarray
+    ev_first: np.ndarray           # (W, Q) week-local
+    ev_stop: np.ndarray
+    online_first: np.ndarray       # (W) week-local
+    online_stop: np.ndarray
+    mixing: np.ndarray             # (W) bool
 
 
 class Rules(NamedTuple):
-    mixing: bool           # players may play outside their home club this week
     second_weight: float   # weight of a second club's sessions against the home club's
     travel_rate: float     # chance a session is at a random other club
     cap: int               # most sessions of one kind a player plays in a week
@@ -84,9 +110,17 @@ class Rules(NamedTuple):
     pickup_corr: float     # correlation of pick-up partners' true strengths (0 = random pairs)
 
 
-class Entries(NamedTuple):
-    """Entry rows (slot, a, b, ptype, bonus, team): the kernel's records and its output."""
+class Records(NamedTuple):
+    """A week's attendance records (week-local slot, a, b, ptype, bonus): scratch of the kernel."""
     slot: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    ptype: np.ndarray
+    bonus: np.ndarray
+
+
+class Entries(NamedTuple):
+    """The chunk's entries in session order (a, b, ptype, bonus, team): the kernel's output."""
     a: np.ndarray
     b: np.ndarray
     ptype: np.ndarray
@@ -94,15 +128,19 @@ class Entries(NamedTuple):
     team: np.ndarray
 
 
-def _entries(cap: int) -> Entries:
-    return Entries(np.empty(cap, np.int64), np.empty(cap, np.int32), np.empty(cap, np.int32),
-                   np.empty(cap, np.int8), np.empty(cap), np.empty(cap, np.int32))
+def _records(cap: int) -> Records:
+    return Records(np.empty(cap, np.int64), np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int8),
+                   np.empty(cap))
 
 
-@kernel
-def _poisson(state, mean):
-    # Knuth's product of uniforms: means here are a few sessions a week
-    limit = np.exp(-mean)
+def _out_entries(cap: int) -> Entries:
+    return Entries(np.empty(cap, np.int32), np.empty(cap, np.int32), np.empty(cap, np.int8), np.empty(cap),
+                   np.empty(cap, np.int32))
+
+
+@kernel(refcount=False)  # called per session drawn: no incref/decref of its arrays a call
+def _poisson(state, limit):
+    """Poisson draw whose mean is −log(limit): Knuth's product of uniforms (means here are a few sessions a week)."""
     k = 0
     prod = uniform(state)
     while prod > limit:
@@ -111,17 +149,17 @@ def _poisson(state, mean):
     return k
 
 
-@kernel(refcount=False)  # called per session drawn: no incref/decref of ~30 arrays a call
-def _choose_slot(state, p, pl, ven, rules):
-    """A session slot for one of player p's sessions this week (−1 if none)."""
+@kernel(refcount=False)  # called per session drawn: no incref/decref of ~20 arrays a call
+def _choose_slot(state, p, pl, ven, wk, rules):
+    """A week-local session slot for one of player p's sessions this week (−1 if none)."""
     if pl.online[p]:
-        if ven.online_stop <= ven.online_first:
+        if wk.online_stop <= wk.online_first:
             return -1
-        return ven.online_first + below(state, ven.online_stop - ven.online_first)
-    first, stop = ven.club_slot_first, ven.club_slot_stop
+        return wk.online_first + below(state, wk.online_stop - wk.online_first)
+    first, stop = wk.club_slot_first, wk.club_slot_stop
     n_clubs = ven.club_isolated.shape[0]
     h = pl.home[p]
-    if rules.mixing and not ven.club_isolated[h] and n_clubs > 1 and uniform(state) < rules.travel_rate:
+    if wk.mixing and not ven.club_isolated[h] and n_clubs > 1 and uniform(state) < rules.travel_rate:
         c = below(state, n_clubs - 1)
         if c >= h:
             c += 1
@@ -130,7 +168,7 @@ def _choose_slot(state, p, pl, ven, rules):
     n_home = stop[h] - first[h]
     s2 = pl.second[p]
     n_second = 0
-    if rules.mixing and s2 >= 0:
+    if wk.mixing and s2 >= 0:
         n_second = stop[s2] - first[s2]
     total = n_home + rules.second_weight * n_second
     if total <= 0:
@@ -150,23 +188,34 @@ def _put(rec, n, slot, a, b, ptype, bonus):
     return n + 1
 
 
-@kernel
-def _solo_and_events(key, week, pl, ven, rules, rec, n_play):
-    """Step 1: each player's solo sessions (into n_play) and event entries; returns records written."""
-    st = np.empty(1, np.uint64)
+@kernel(refcount=False)  # called per entry: see _choose_slot
+def _put_entry(out, n, a, b, ptype, bonus):
+    """Append one entry (the pair's lower id first); returns the new count, or −1 if the buffer is full."""
+    if n >= out.a.shape[0]:
+        return -1
+    out.a[n], out.b[n], out.ptype[n], out.bonus[n] = min(a, b), max(a, b), ptype, bonus
+    return n + 1
+
+
+@kernel(refcount=False)  # called once a week, allocates nothing
+def _solo_and_events(st, key, i, pl, ven, wk, rules, limits, rec, n_play):
+    """Step 1: each player's solo sessions (into n_play) and event entries; returns records written (−1: full)."""
     nrec = 0
-    for p in range(pl.active.shape[0]):
-        if not pl.active[p] or pl.activity[p] <= 0:
+    for p in range(pl.activity.shape[0]):
+        n_play[p] = 0
+        if not pl.active[i, p] or pl.activity[p] <= 0:
             continue
-        seed_stream(st, key, week * 4 + 0, p)
-        n = min(_poisson(st, max(0.0, pl.activity[p] - pl.joint1[p] - pl.joint2[p])), rules.cap)
-        if rules.mixing and not pl.online[p] and not ven.club_isolated[pl.home[p]]:
-            for q in range(ven.ev_slot_first.shape[0]):
-                if ven.ev_slot_stop[q] <= ven.ev_slot_first[q]:
+        seed_stream(st, key, wk.number * 4 + 0, p)
+        if limits[0, p] < 0:
+            limits[0, p] = np.exp(-max(0.0, pl.activity[p] - pl.joint1[p] - pl.joint2[p]))
+        n = min(_poisson(st, limits[0, p]), rules.cap)
+        if wk.mixing and not pl.online[p] and not ven.club_isolated[pl.home[p]]:
+            for q in range(wk.ev_slot_first.shape[0]):
+                if wk.ev_slot_stop[q] <= wk.ev_slot_first[q]:
                     continue
-                z = ven.ev_entry_logit[q] + ven.ev_entry_strength[q] * (pl.strength[p] - 50.0)
+                z = ven.ev_entry_logit[q] + ven.ev_entry_strength[q] * (pl.strength[i, p] - 50.0)
                 if uniform(st) < 1.0 / (1.0 + np.exp(-z)):
-                    slot = ven.ev_slot_first[q] + pl.home[p] % ven.ev_inst_count[q]
+                    slot = wk.ev_slot_first[q] + pl.home[p] % ven.ev_inst_count[q]
                     nrec = _put(rec, nrec, slot, p, -1, PICKUP, 0.0)
                     if nrec < 0:
                         return -1
@@ -176,21 +225,22 @@ def _solo_and_events(key, week, pl, ven, rules, rec, n_play):
     return nrec
 
 
-@kernel
-def _partnership_sessions(key, week, pl, ven, rules, rec, nrec):
+@kernel(refcount=False)  # called once a week, allocates nothing
+def _partnership_sessions(st, key, i, pl, ven, wk, rules, limits, rec, nrec):
     """Step 2: one draw of joint sessions per partnership, at the lower-id partner's clubs."""
-    st = np.empty(1, np.uint64)
-    for p in range(pl.active.shape[0]):
-        if not pl.active[p]:
+    for p in range(pl.activity.shape[0]):
+        if not pl.active[i, p]:
             continue
         for link in range(2):
             q = pl.partner[p] if link == 0 else pl.partner2[p]
-            if q < 0 or q < p or not pl.active[q]:
+            if q < 0 or q < p or not pl.active[i, q]:
                 continue
-            seed_stream(st, key, week * 4 + 1, p * 2 + link)
-            j = min(_poisson(st, pl.joint1[p] if link == 0 else pl.joint2[p]), rules.cap)
+            seed_stream(st, key, wk.number * 4 + 1, p * 2 + link)
+            if limits[1 + link, p] < 0:
+                limits[1 + link, p] = np.exp(-(pl.joint1[p] if link == 0 else pl.joint2[p]))
+            j = min(_poisson(st, limits[1 + link, p]), rules.cap)
             for _ in range(j):
-                slot = _choose_slot(st, p, pl, ven, rules)
+                slot = _choose_slot(st, p, pl, ven, wk, rules)
                 if slot < 0:
                     continue
                 nrec = _put(rec, nrec, slot, p, q, pl.ptype[p] if link == 0 else NEAR_EXCLUSIVE,
@@ -200,16 +250,15 @@ def _partnership_sessions(key, week, pl, ven, rules, rec, nrec):
     return nrec
 
 
-@kernel
-def _pickup_sessions(key, week, pl, ven, rules, rec, nrec, n_play):
+@kernel(refcount=False)  # called once a week, allocates nothing
+def _pickup_sessions(st, key, pl, ven, wk, rules, rec, nrec, n_play):
     """Step 3: each player's remaining sessions, alone, at a slot of their clubs."""
-    st = np.empty(1, np.uint64)
-    for p in range(pl.active.shape[0]):
+    for p in range(pl.activity.shape[0]):
         if n_play[p] <= 0:
             continue
-        seed_stream(st, key, week * 4 + 2, p)
+        seed_stream(st, key, wk.number * 4 + 2, p)
         for _ in range(n_play[p]):
-            slot = _choose_slot(st, p, pl, ven, rules)
+            slot = _choose_slot(st, p, pl, ven, wk, rules)
             if slot < 0:
                 continue
             nrec = _put(rec, nrec, slot, p, -1, PICKUP, 0.0)
@@ -218,28 +267,31 @@ def _pickup_sessions(key, week, pl, ven, rules, rec, nrec, n_play):
     return nrec
 
 
-@kernel
-def _by_slot(rec, nrec, n_slots):
-    """Records grouped by slot (stable): slot s owns order[counts[s]:counts[s + 1]]."""
-    counts = np.zeros(n_slots + 1, np.int64)
+@kernel(refcount=False)  # called once a week, allocates nothing
+def _by_slot(rec, nrec, n_slots, counts, fill, order):
+    """Records grouped by week-local slot (stable): slot s owns order[counts[s]:counts[s + 1]]."""
+    for s in range(n_slots + 1):
+        counts[s] = 0
     for r in range(nrec):
         counts[rec.slot[r] + 1] += 1
     for s in range(n_slots):
         counts[s + 1] += counts[s]
-    order = np.empty(nrec, np.int64)
-    fill = counts[:n_slots].copy()
+    for s in range(n_slots):
+        fill[s] = counts[s]
     for r in range(nrec):
         order[fill[rec.slot[r]]] = r
         fill[rec.slot[r]] += 1
-    return counts, order
 
 
-@kernel
-def _pair_by_strength(st, singles, n, strength, rho):
+@kernel(refcount=False)  # called per session slot, allocates nothing
+def _pair_by_strength(st, singles, n, strength, rho, key):
     """Reorder singles[:n] so that neighbours' true strengths correlate by about ``rho``.
 
     Sorting key sqrt(rho)·z + sqrt(1 − rho)·N(0, 1), z the strength
     standardised over these players (as ``partnerships.assortative_pairs``).
+    key: scratch (at least n).  An insertion sort (a slot has a few dozen
+    pick-up players): keys are distinct but for ties of measure zero, where
+    it keeps the shuffled order.
     """
     total = 0.0
     for i in range(n):
@@ -249,59 +301,66 @@ def _pair_by_strength(st, singles, n, strength, rho):
     for i in range(n):
         ss += (strength[singles[i]] - mean) ** 2
     sd = np.sqrt(ss / n)
-    key = np.empty(n)
     for i in range(n):
         z = (strength[singles[i]] - mean) / sd if sd > 0 else 0.0
         key[i] = np.sqrt(rho) * z + np.sqrt(1.0 - rho) * normal(st)
-    order = np.argsort(key)
-    chosen = singles[:n].copy()
-    for i in range(n):
-        singles[i] = chosen[order[i]]
+    for i in range(1, n):
+        k, p = key[i], singles[i]
+        j = i - 1
+        while j >= 0 and key[j] > k:
+            key[j + 1], singles[j + 1] = key[j], singles[j]
+            j -= 1
+        key[j + 1], singles[j + 1] = k, p
 
 
-@kernel
-def _seat_slot(st, s, rows, rec, ven, rules, strength, seen, out, out_n):
-    """Step 4 for slot s: seat its records ``rows`` as entries from out_n; returns the new count (−1: full)."""
-    first_out = out_n
-    singles = np.empty(rows.shape[0], np.int32)
+@kernel(refcount=False)  # called per session slot: no incref/decref of ~20 arrays a call
+def _take_records(st, s, rows, lo, hi, rec, seen, singles, out, out_n):
+    """Step 4a for chunk slot s: its records rows[lo:hi], each player once: pairs as entries from out_n, the
+    pick-up players into singles, shuffled.  Returns (new count (−1: full), pick-up players).
+    """
     n_single = 0
-    for r in rows:
+    for k in range(lo, hi):
+        r = rows[k]
         a, b = rec.a[r], rec.b[r]
         if seen[a] == s or (b >= 0 and seen[b] == s):
             continue  # a player drawn twice into one session plays it once
         seen[a] = s
         if b >= 0:
             seen[b] = s
-            out_n = _put(out, out_n, s, min(a, b), max(a, b), rec.ptype[r], rec.bonus[r])
+            out_n = _put_entry(out, out_n, a, b, rec.ptype[r], rec.bonus[r])
             if out_n < 0:
-                return -1
+                return -1, 0
         else:
             singles[n_single] = a
             n_single += 1
     for i in range(n_single - 1, 0, -1):  # shuffle the pick-up players
         j = below(st, i + 1)
         singles[i], singles[j] = singles[j], singles[i]
+    return out_n, n_single
+
+
+@kernel(refcount=False)  # called per session slot: see _take_records
+def _field(st, s, first_out, singles, n_single, ven, rules, out, out_n):
+    """Step 4b for chunk slot s: pair its (ordered) pick-up players, the odd one with a guest; cancel, trim and
+    group into teams the slot's entries [first_out, out_n).  Returns the new count (−1: full).
+    """
     if ven.slot_is_online[s]:
         for i in range(n_single):
-            out_n = _put(out, out_n, s, singles[i], -1, ONLINE_SINGLE, 0.0)
-            if out_n < 0:
+            if out_n >= out.a.shape[0]:
                 return -1
+            out.a[out_n], out.b[out_n], out.ptype[out_n], out.bonus[out_n] = singles[i], -1, ONLINE_SINGLE, 0.0
+            out_n += 1
     else:
-        n_paired = n_single - n_single % 2  # the last (random) one is the odd one out
-        if rules.pickup_corr > 0 and n_paired > 2:
-            _pair_by_strength(st, singles, n_paired, strength, rules.pickup_corr)
         i = 0
         while i + 1 < n_single:
-            a, b = singles[i], singles[i + 1]
-            out_n = _put(out, out_n, s, min(a, b), max(a, b), PICKUP, 0.0)
+            out_n = _put_entry(out, out_n, singles[i], singles[i + 1], PICKUP, 0.0)
             if out_n < 0:
                 return -1
             i += 2
         c = ven.slot_club[s]
         if i < n_single and rules.guest_partner and c >= 0 and ven.guest_stop[c] > ven.guest_first[c]:
             g = ven.guest_first[c] + below(st, ven.guest_stop[c] - ven.guest_first[c])
-            a = singles[i]
-            out_n = _put(out, out_n, s, min(a, g), max(a, g), GUEST_PAIR, 0.0)
+            out_n = _put_entry(out, out_n, singles[i], g, GUEST_PAIR, 0.0)
             if out_n < 0:
                 return -1
     n_pairs = out_n - first_out
@@ -324,88 +383,131 @@ def _seat_slot(st, s, rows, rec, ven, rules, strength, seen, out, out_n):
 
 
 @kernel
-def _plan_week(key, week, pl, ven, rules, rec, out):
-    """Entries of every session slot of one week into ``out``; returns the number written.
+def _plan_weeks(key, pl, ven, weeks, rules, rec, out, slot_n):
+    """Entries of every session slot of the chunk's weeks into ``out``, in session order; returns the number written.
 
-    ``rec`` is scratch for the week's records (as large as ``out``).  Entries
-    are written in slot order; entries of a cancelled slot are dropped.
-    Returns -1 if the buffers are too small (the caller grows them).
+    ``rec`` is scratch for one week's records.  Sessions are seated in
+    ``ven.session_order``; slot_n (S) gets each slot's entries (0: not
+    played, or cancelled).  Returns −1 if a buffer is too small (the caller
+    grows both).
     """
-    n_play = np.zeros(pl.active.shape[0], np.int64)
-    nrec = _solo_and_events(key, week, pl, ven, rules, rec, n_play)
-    if nrec >= 0:
-        nrec = _partnership_sessions(key, week, pl, ven, rules, rec, nrec)
-    if nrec >= 0:
-        nrec = _pickup_sessions(key, week, pl, ven, rules, rec, nrec, n_play)
-    if nrec < 0:
-        return -1
-    n_slots = ven.slot_club.shape[0]
-    counts, order = _by_slot(rec, nrec, n_slots)
+    P = pl.activity.shape[0]
+    R = rec.slot.shape[0]
+    n_week_slots = 0
+    for i in range(weeks.number.shape[0]):
+        n_week_slots = max(n_week_slots, weeks.week_first[i + 1] - weeks.week_first[i])
+    limits = np.full((3, P), -1.0)  # exp(−mean) of the Poisson draws, computed on first use (−1: not yet)
+    n_play = np.zeros(P, np.int64)
+    seen = np.full(P, -1, np.int64)  # chunk slot numbers never repeat: one reset a chunk
+    counts = np.empty(n_week_slots + 1, np.int64)
+    fill = np.empty(n_week_slots, np.int64)
+    rec_order = np.empty(R, np.int64)
+    singles = np.empty(R, np.int32)  # a slot's pick-up players
+    key_scratch = np.empty(R)  # their sorting keys
     st = np.empty(1, np.uint64)
-    seen = np.full(pl.active.shape[0], -1, np.int64)  # slot in which a player already sits (dedupe)
+    slot_n[:] = 0
     out_n = 0
-    for s in range(n_slots):
-        if counts[s + 1] == counts[s]:
-            continue
-        seed_stream(st, key, week * 4 + 3, s)
-        out_n = _seat_slot(st, s, order[counts[s]:counts[s + 1]], rec, ven, rules, pl.strength, seen, out,
-                           out_n)
-        if out_n < 0:
+    for i in range(weeks.number.shape[0]):
+        base = weeks.week_first[i]
+        n_slots = weeks.week_first[i + 1] - base
+        wk = Week(base, n_slots, weeks.club_slot_first, weeks.club_slot_stop, weeks.ev_first[i], weeks.ev_stop[i],
+                  weeks.online_first[i], weeks.online_stop[i], weeks.mixing[i], weeks.number[i])
+        nrec = _solo_and_events(st, key, i, pl, ven, wk, rules, limits, rec, n_play)
+        if nrec >= 0:
+            nrec = _partnership_sessions(st, key, i, pl, ven, wk, rules, limits, rec, nrec)
+        if nrec >= 0:
+            nrec = _pickup_sessions(st, key, pl, ven, wk, rules, rec, nrec, n_play)
+        if nrec < 0:
             return -1
+        _by_slot(rec, nrec, n_slots, counts, fill, rec_order)
+        strength = pl.strength[i]
+        for k in range(base, base + n_slots):  # the week's slots in session order
+            s = ven.session_order[k]
+            ls = s - base
+            if counts[ls + 1] == counts[ls]:
+                continue
+            seed_stream(st, key, wk.number * 4 + 3, ls)
+            start = out_n
+            out_n, n_single = _take_records(st, s, rec_order, counts[ls], counts[ls + 1], rec, seen, singles, out,
+                                            out_n)
+            if out_n < 0:
+                return -1
+            n_paired = n_single - n_single % 2  # the last (random) one is the odd one out
+            if rules.pickup_corr > 0 and n_paired > 2 and not ven.slot_is_online[s]:
+                _pair_by_strength(st, singles, n_paired, strength, rules.pickup_corr, key_scratch)
+            out_n = _field(st, s, start, singles, n_single, ven, rules, out, out_n)
+            if out_n < 0:
+                return -1
+            slot_n[s] = out_n - start
     return out_n
 
 
-def _week_inputs(w: World, week: int, slots: dict, ev_logit: np.ndarray, strength=None):
+def _chunk_inputs(w: World, first_week: int, stop_week: int, slots: dict, strength: np.ndarray):
     sc = w.scenario
-    day0 = w.start_day + 7 * week
-    active = active_on(w, day0)
-    if strength is None:
-        strength = strength_on(w, day0)
-    pl = WeekPlayers(active=active, activity=w.activity, strength=strength, home=w.home_club,
-                     second=w.second_club, online=w.online, partner=w.partner, partner2=w.partner2,
-                     joint1=w.joint1, joint2=w.joint2, bonus=w.bonus, bonus2=w.bonus2, ptype=w.ptype)
-    ven = WeekVenues(club_isolated=w.club_isolated, club_slot_first=slots["club_slot_first"],
-                     club_slot_stop=slots["club_slot_stop"], guest_first=w.guest_first, guest_stop=w.guest_stop,
-                     slot_club=slots["club"], slot_team=slots["is_team"], slot_min_pairs=slots["min_pairs"],
-                     slot_max_pairs=slots["max_pairs"], slot_is_online=slots["is_online"],
-                     ev_slot_first=slots["ev_first"], ev_slot_stop=slots["ev_stop"],
-                     ev_inst_count=np.maximum(w.ev_count, 1).astype(np.int64), ev_entry_logit=ev_logit,
-                     ev_entry_strength=w.ev_entry_strength, online_first=int(slots["online_first"]),
-                     online_stop=int(slots["online_stop"]))
-    rules = Rules(mixing=bool(slots["mixing"]), second_weight=float(sc.mixing.second_club_weight),
-                  travel_rate=float(sc.mixing.travel_rate), cap=int(sc.players.activity_cap),
-                  guest_partner=sc.partnerships.odd_player == "guest",
+    W = stop_week - first_week
+    active = np.empty((W, w.n_players), bool)
+    for i in range(W):
+        active[i] = active_on(w, w.start_day + 7 * (first_week + i))
+    pl = Players(active=active, strength=strength, activity=w.activity, home=w.home_club, second=w.second_club,
+                 online=w.online, partner=w.partner, partner2=w.partner2, joint1=w.joint1, joint2=w.joint2,
+                 bonus=w.bonus, bonus2=w.bonus2, ptype=w.ptype)
+    order = np.lexsort((np.arange(len(slots["day"])), slots["venue"], slots["day"]))
+    ev_logit = np.log(np.maximum(w.ev_entry_rate, 1e-12) / np.maximum(1 - w.ev_entry_rate, 1e-12))
+    ven = Venues(club_isolated=w.club_isolated, guest_first=w.guest_first, guest_stop=w.guest_stop,
+                 ev_inst_count=np.maximum(w.ev_count, 1).astype(np.int64), ev_entry_logit=ev_logit,
+                 ev_entry_strength=w.ev_entry_strength, slot_club=slots["club"], slot_team=slots["is_team"],
+                 slot_min_pairs=slots["min_pairs"], slot_max_pairs=slots["max_pairs"],
+                 slot_is_online=slots["is_online"], session_order=order)
+    weeks = Weeks(number=np.arange(first_week, stop_week, dtype=np.int64), week_first=slots["week_first"],
+                  club_slot_first=slots["club_slot_first"], club_slot_stop=slots["club_slot_stop"],
+                  ev_first=slots["ev_first"], ev_stop=slots["ev_stop"], online_first=slots["online_first"],
+                  online_stop=slots["online_stop"], mixing=slots["mixing"])
+    rules = Rules(second_weight=float(sc.mixing.second_club_weight), travel_rate=float(sc.mixing.travel_rate),
+                  cap=int(sc.players.activity_cap), guest_partner=sc.partnerships.odd_player == "guest",
                   pickup_corr=float(sc.partnerships.pickup_correlation))
-    return pl, ven, rules
+    return pl, ven, weeks, rules
 
 
 def plan_sessions(world: World, first_week: int, last_week: int, *, strength=None) -> SessionPlan:
     """Plan weeks [first_week, last_week) into a SessionPlan (sessions by day, venue, slot).
 
-    strength: optional float64 (W, P), ``strength_on`` at each week's first
-    day, when the caller has it already (else computed here).
+    One kernel call plans the whole run of weeks.  strength: optional
+    float64 (W, P), ``strength_on`` at each week's first day, when the caller
+    has it already (else computed here).
     """
     w = world
     if not 0 <= first_week <= last_week:
         raise ValueError(f"weeks [{first_week}, {last_week}) are not a valid range")
-    if strength is not None and np.shape(strength) != (last_week - first_week, w.n_players):
-        raise ValueError(f"strength: give ({last_week - first_week}, {w.n_players}) true strengths, "
-                         f"got shape {np.shape(strength)}")
-    parts = []
-    ev_logit = np.log(np.maximum(w.ev_entry_rate, 1e-12) / np.maximum(1 - w.ev_entry_rate, 1e-12))
-    for week in range(first_week, last_week):
-        slots = week_slots(w, week)
-        pl, ven, rules = _week_inputs(w, week, slots, ev_logit,
-                                      None if strength is None else strength[week - first_week])
-        cap = max(64, int(w.activity[pl.active].sum() * 2.5) + 64)
-        while True:
-            rec, out = _entries(cap), _entries(cap)
-            n = _plan_week(w.key, week, pl, ven, rules, rec, out)
-            if n >= 0:
-                break
-            cap *= 2
-        parts.append((slots, *(x[:n] for x in out)))
-    plan = _assemble(parts)
+    W = last_week - first_week
+    if strength is not None and np.shape(strength) != (W, w.n_players):
+        raise ValueError(f"strength: give ({W}, {w.n_players}) true strengths, got shape {np.shape(strength)}")
+    if strength is None:
+        strength = np.empty((W, w.n_players))
+        for i in range(W):
+            strength[i] = strength_on(w, w.start_day + 7 * (first_week + i))
+    strength = np.ascontiguousarray(strength, np.float64)
+    slots = chunk_slots(w, first_week, last_week)
+    pl, ven, weeks, rules = _chunk_inputs(w, first_week, last_week, slots, strength)
+    # a week draws about activity sessions a player (a record each), seated as half as many pairs
+    week_records = pl.active.astype(np.float64) @ w.activity if W else np.zeros(0)
+    rec_cap = max(64, int(week_records.max(initial=0.0) * 2.5) + 64)
+    out_cap = max(64, int(week_records.sum() * 2.5) + 64)
+    slot_n = np.empty(len(slots["day"]), np.int64)
+    while True:
+        rec, out = _records(rec_cap), _out_entries(out_cap)
+        n = _plan_weeks(w.key, pl, ven, weeks, rules, rec, out, slot_n)
+        if n >= 0:
+            break
+        rec_cap, out_cap = 2 * rec_cap, 2 * out_cap
+    used = ven.session_order[slot_n[ven.session_order] > 0]
+    entry_start = np.zeros(len(used) + 1, np.int64)
+    np.cumsum(slot_n[used], out=entry_start[1:])
+    day = slots["day"][used]
+    plan = SessionPlan(day=day, venue=slots["venue"][used], event=slots["event"][used], kind=slots["kind"][used],
+                       scoring=slots["scoring"][used], winners=slots["winners"][used], boards=slots["boards"][used],
+                       boards_per_round=slots["bpr"][used], entry_start=entry_start, a=out.a[:n], b=out.b[:n],
+                       ptype=out.ptype[:n], bonus=out.bonus[:n], team=out.team[:n], scored_on=day.copy(),
+                       corrected_on=np.full(len(used), -1, np.int32))
     plan.scored_on = _scored_on(w, plan)
     plan.corrected_on = _corrected_on(w, plan)
     return plan
@@ -448,36 +550,3 @@ def _scored_on(w: World, plan: SessionPlan) -> np.ndarray:
         delay = g.integers(1, 2 * rp.late_days, len(idx))
         scored[idx] += np.where(late, delay, 0).astype(np.int32)
     return scored
-
-
-def _assemble(parts) -> SessionPlan:
-    """The weeks' entries as one SessionPlan: each week's used slots become sessions in (day, venue, slot) order.
-
-    All weeks at once: week w's days all precede week w+1's, so one sort of
-    the chunk's slots numbers the sessions as week-by-week sorts would.
-    """
-    cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt)  # noqa: E731
-    base, slot_of = 0, []
-    for slots, of, *_ in parts:
-        slot_of.append(of.astype(np.int64) + base)
-        base += len(slots["day"])
-    slot_of = cat(slot_of, np.int64)
-    col = {k: cat([p[0][k] for p in parts], np.int64) for k in ("day", "venue", "event", "kind", "scoring", "winners",
-                                                                "boards", "bpr")}
-    used = np.unique(slot_of)
-    order = used[np.lexsort((used, col["venue"][used], col["day"][used]))]
-    n_sessions = len(order)
-    new_id = np.full(base, -1, np.int64)
-    new_id[order] = np.arange(n_sessions)
-    sess = new_id[slot_of]
-    srt = np.argsort(sess, kind="stable")
-    ent = lambda i, dt: cat([p[i] for p in parts], dt)[srt]  # noqa: E731
-    entry_start = np.zeros(n_sessions + 1, np.int64)
-    np.cumsum(np.bincount(sess, minlength=n_sessions), out=entry_start[1:])
-    day = col["day"][order].astype(np.int32)
-    return SessionPlan(day=day, venue=col["venue"][order].astype(np.int32), event=col["event"][order].astype(np.int8),
-                       kind=col["kind"][order].astype(np.int8), scoring=col["scoring"][order].astype(np.int8),
-                       winners=col["winners"][order].astype(np.int8), boards=col["boards"][order].astype(np.int32),
-                       boards_per_round=col["bpr"][order].astype(np.int32), entry_start=entry_start,
-                       a=ent(2, np.int32), b=ent(3, np.int32), ptype=ent(4, np.int8), bonus=ent(5, np.float64),
-                       team=ent(6, np.int32), scored_on=day.copy(), corrected_on=np.full(n_sessions, -1, np.int32))

@@ -1,4 +1,4 @@
-"""Reference weekly planning (simcore.world.plan._plan_week and its steps), in plain Python.
+"""Reference weekly planning (simcore.world.plan._plan_weeks, one week of it, and its steps), in plain Python.
 
 The same algorithm and the same random streams as the kernel, written out
 with lists and dicts; compared with the kernel on small worlds.
