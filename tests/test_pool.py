@@ -34,3 +34,16 @@ def test_a_task_error_is_raised_by_finished_with_the_task_named():
                 seen[tag] = result
                 assert seconds >= 0
     assert seen in ({}, {"ok": 7})
+
+
+def test_schedule_replay_of_a_two_chunk_replicate():
+    """experiments.engine_schedule's replays, worked by hand: play, score and grade 1 s each, 2 workers.
+    Engine: play0 | score0 + play1 | grade0 + score1 | grade1 = 4 s.  Barrier: pass A0 (2 s) |
+    A1 beside grade0 (2 s) | grade1 = 5 s."""
+    from experiments.engine_schedule import replay_barrier, replay_engine
+    play = {(0, 0): 1.0, (0, 1): 1.0}
+    score = dict(play)
+    grade = {(0, 0, 0): 1.0, (0, 0, 1): 1.0}
+    assert replay_engine(play, score, grade, 1, 1, 2, 2) == 4.0
+    assert replay_barrier(play, score, grade, 1, 1, 2, 2) == 5.0
+    assert replay_engine(play, score, grade, 1, 1, 2, 1) == 6.0 == replay_barrier(play, score, grade, 1, 1, 2, 1)
