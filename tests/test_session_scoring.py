@@ -150,3 +150,52 @@ def test_partnership_ids_persist_and_grow():
     assert list(ids) == list(range(2, 5002))
     assert list(table.ids(np.array([[5, 2], [1, 3]]))) == [1, 0]
     assert table.players[0].tolist() == [1, 3] and len(table) == 5002
+
+
+# --- the session kernels against their plain-Python twins ---------------------
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=120), st.booleans(), st.integers(0, 5))
+def test_group_by_board_matches_reference(boards, sparse, lead):
+    # sparse: board numbers spread far apart, so the merge-sort path runs instead of counting
+    from simcore.scoring.session import _group_by_board
+    b = np.array([x * (100_003 if sparse else 1) for x in boards], np.int32)
+    board = np.concatenate([np.full(lead, 7, np.int32), b])  # rows before t0 belong to another session
+    score = (np.arange(len(board), dtype=np.int32) * 10 - 300)
+    t0, t1 = lead, len(board)
+    m = t1 - t0
+    rows, scores, ends = np.empty(m, np.int64), np.empty(m, np.int32), np.empty(m, np.int64)
+    counts = np.empty(4 * m + 66, np.int64)
+    g = _group_by_board(board, score, t0, t1, counts, rows, scores, ends)
+    want = naive.group_by_board(list(b))
+    assert g == len(want)
+    starts = [0] + list(ends[:g - 1])
+    for (bn, positions), j, k in zip(want.items(), starts, ends[:g]):
+        assert sorted(rows[j:k] - t0) == positions
+        assert (board[rows[j:k]] == bn).all() and (scores[j:k] == score[rows[j:k]]).all()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 12).map(lambda k: 12.5 * k), st.integers(0, 1)), min_size=1, max_size=300),
+       st.integers(0, 4))
+def test_rank_in_groups_matches_reference(entries, e0):
+    # scores on a coarse grid so ties are common; entries before e0 belong to another session
+    from simcore.scoring.session import _rank_in_groups
+    score = np.array([-1.0] * e0 + [s for s, _ in entries])
+    group = np.array([0] * e0 + [g for _, g in entries], np.int32)
+    n = len(score)
+    beaten, ranked = np.full(n, -9.0), np.full(n, -9, np.int32)
+    _rank_in_groups(e0, n, score, group, beaten, ranked, np.empty(n, np.int64), np.empty(n, np.int64))
+    want_beaten, want_ranked = naive.rank_in_groups([s for s, _ in entries], [g for _, g in entries])
+    assert list(beaten[e0:]) == want_beaten and list(ranked[e0:]) == want_ranked
+    assert (beaten[:e0] == -9.0).all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-50, 50), min_size=0, max_size=200))
+def test_sort_by_key_is_a_stable_sort(keys):
+    from simcore.scoring.session import _sort_by_key
+    key = np.array(keys, np.int32)
+    idx = np.arange(len(keys), dtype=np.int64)
+    _sort_by_key(key, idx, np.empty(len(keys), np.int64))
+    assert list(idx) == sorted(range(len(keys)), key=lambda i: keys[i])

@@ -28,11 +28,12 @@ from simcore._jit import kernel
 from simcore.scoring.imp_scale import imps
 
 
-@kernel
+@kernel(refcount=False)
 def board_matchpoints(ns_scores, expected_plays, neuberg, out):
     """NS match-point % per table on one board.
 
-    ns_scores: scores (bridge points) of the n tables that played the board.
+    ns_scores: scores (bridge points) of the n tables that played the board
+        (finite: a NaN would tie with nothing, not even itself).
     expected_plays: N, the number of times the board should have been played
         (the most-played board of the session); ignored unless ``neuberg``.
     neuberg: apply the Neuberg correction when n < N.
@@ -45,34 +46,66 @@ def board_matchpoints(ns_scores, expected_plays, neuberg, out):
     big_n = expected_plays if (neuberg and expected_plays > n) else n
     top = 2.0 * (big_n - 1)
     for i in range(n):
-        mp = 0
         si = ns_scores[i]
+        # counted without branches: which tables a score beats is a coin toss for the branch predictor,
+        # and the loop vectorises; -1 takes out the table's tie with itself
+        mp = -1
         for j in range(n):
-            if j != i:
-                sj = ns_scores[j]
-                if si > sj:
-                    mp += 2
-                elif si == sj:
-                    mp += 1
+            mp += 2 * (si > ns_scores[j]) + (si == ns_scores[j])
         if big_n != n:
             out[i] = 100.0 * ((mp + 1.0) * big_n / n - 1.0) / top
         else:
             out[i] = 100.0 * mp / top
 
 
-@kernel
+@kernel(refcount=False)
 def board_cross_imps(ns_scores, out):
-    """NS cross-IMPs per table: IMPs against each other table, averaged."""
+    """NS cross-IMPs per table: IMPs against each other table, averaged.
+
+    imps(-d) = -imps(d), so each pair of tables is looked up once; the
+    totals are whole IMPs, so the order of the sums does not matter.
+    """
     n = ns_scores.shape[0]
     if n == 1:
         out[0] = 0.0
         return
     for i in range(n):
-        total = 0
-        for j in range(n):
-            if j != i:
-                total += imps(ns_scores[i] - ns_scores[j])
-        out[i] = total / (n - 1.0)
+        out[i] = 0.0
+    for i in range(n):
+        si = ns_scores[i]
+        for j in range(i + 1, n):
+            x = imps(si - ns_scores[j])
+            out[i] += x
+            out[j] -= x
+    for i in range(n):
+        out[i] = out[i] / (n - 1.0)
+
+
+@kernel(refcount=False)
+def _trimmed_mean(ns_scores, trim, work):
+    """Mean NS score after dropping the ``trim`` highest and lowest (see ``butler_datum``).
+
+    work: float64[n] scratch, not ``ns_scores`` itself.  The kept scores are
+    summed in ascending order from 0.0, as numpy sums a sorted slice.
+    """
+    n = ns_scores.shape[0]
+    t = trim
+    while t > 0 and n - 2 * t < 3:
+        t -= 1
+    if t == 0:
+        return ns_scores.sum() / n
+    # insertion sort: a board has a few dozen scores at most, and numba's np.sort costs seconds to compile
+    for i in range(n):
+        v = ns_scores[i]
+        k = i
+        while k > 0 and work[k - 1] > v:
+            work[k] = work[k - 1]
+            k -= 1
+        work[k] = v
+    total = 0.0
+    for i in range(t, n - t):
+        total += work[i]
+    return total / (n - 2.0 * t)
 
 
 @kernel
@@ -82,25 +115,18 @@ def butler_datum(ns_scores, trim):
     Trimming applies only while at least three scores would remain; with
     fewer tables the datum is the plain mean.  ``trim=0`` is the plain mean.
     """
-    n = ns_scores.shape[0]
-    t = trim
-    while t > 0 and n - 2 * t < 3:
-        t -= 1
-    if t == 0:
-        return ns_scores.sum() / n
-    srt = np.sort(ns_scores)
-    return srt[t:n - t].sum() / (n - 2.0 * t)
+    return _trimmed_mean(ns_scores, trim, np.empty(ns_scores.shape[0]))
 
 
-@kernel
+@kernel(refcount=False)
 def board_butler(ns_scores, trim, out):
-    """NS Butler IMPs per table against the (trimmed) mean datum."""
-    datum = butler_datum(ns_scores, trim)
+    """NS Butler IMPs per table against the (trimmed) mean datum (``out`` must not be ``ns_scores``)."""
+    datum = _trimmed_mean(ns_scores, trim, out)
     for i in range(ns_scores.shape[0]):
         out[i] = imps(ns_scores[i] - datum)
 
 
-@kernel
+@kernel(refcount=False)
 def board_aggregate(ns_scores, out):
     """NS points above the board's mean NS score."""
     mean = ns_scores.sum() / ns_scores.shape[0]

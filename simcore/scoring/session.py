@@ -83,12 +83,47 @@ def _session_entries(trav_start, trav_ns, trav_ew, row_ns_local, row_ew_local, n
         n_entries[s] = count
 
 
-@kernel
-def _group_by_board(trav_board, t0, t1, counts, out):
-    """Rows t0..t1 of a session grouped by board number into ``out`` (any order within a board).
+@kernel(refcount=False)
+def _sort_by_key(key, idx, tmp):
+    """``idx`` reordered in place so ``key[idx]`` ascends (stable): a bottom-up merge sort.
 
-    Counting sort over the session's board range when it is compact (the
-    usual 1..B); a sort when board numbers are sparse.
+    tmp: work buffer at least as long as ``idx``.  Written here because
+    numba's own sorts cost seconds to compile, and used only where counting
+    does not do (sparse board numbers, ranking hundreds of pairs).
+    """
+    n = idx.shape[0]
+    src, dst = idx, tmp
+    in_idx = True
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                if i < mid and (j >= hi or key[src[i]] <= key[src[j]]):
+                    dst[k] = src[i]
+                    i += 1
+                else:
+                    dst[k] = src[j]
+                    j += 1
+        src, dst = dst, src
+        in_idx = not in_idx
+        width *= 2
+    if not in_idx:
+        for k in range(n):
+            idx[k] = src[k]
+
+
+@kernel(refcount=False)
+def _group_by_board(trav_board, trav_score, t0, t1, counts, rows, scores, ends):
+    """Rows t0..t1 of a session grouped by board number; returns the number of boards.
+
+    rows[j]: the rows, each board's together (any order within a board);
+    scores[j]: their NS scores; ends[g]: where board g's group ends in
+    ``rows`` (g in board-number order).  A counting sort over the session's
+    board range when it is compact (the usual 1..B: ``counts`` must hold
+    span + 1), else a merge sort (``counts`` as its work buffer).
     """
     lo = trav_board[t0]
     hi = lo
@@ -98,10 +133,17 @@ def _group_by_board(trav_board, t0, t1, counts, out):
     span = hi - lo + 1
     m = t1 - t0
     if span > counts.shape[0] - 1 or span > 4 * m + 64:
-        order = np.argsort(trav_board[t0:t1])
         for j in range(m):
-            out[j] = t0 + order[j]
-        return
+            rows[j] = t0 + j
+        _sort_by_key(trav_board, rows[:m], counts)
+        g = 0
+        for j in range(m):
+            scores[j] = trav_score[rows[j]]
+            if j > 0 and trav_board[rows[j]] != trav_board[rows[j - 1]]:
+                ends[g] = j
+                g += 1
+        ends[g] = m
+        return g + 1
     for k in range(span + 1):
         counts[k] = 0
     for t in range(t0, t1):
@@ -110,8 +152,18 @@ def _group_by_board(trav_board, t0, t1, counts, out):
         counts[k + 1] += counts[k]
     for t in range(t0, t1):
         b = trav_board[t] - lo
-        out[counts[b]] = t
+        rows[counts[b]] = t
+        scores[counts[b]] = trav_score[t]
         counts[b] += 1
+    # counts[b] now ends board b's group; boards nobody played have empty groups
+    g = 0
+    last = 0
+    for k in range(span):
+        if counts[k] > last:
+            last = counts[k]
+            ends[g] = last
+            g += 1
+    return g
 
 
 class Travellers(NamedTuple):
@@ -188,139 +240,134 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
     for s in range(trav.start.shape[0] - 1):
         max_rows = max(max_rows, trav.start[s + 1] - trav.start[s])
         max_entries = max(max_entries, sess.pair_start[s + 1] - sess.pair_start[s])
-    by_board = np.empty(max_rows, np.int64)
+    rows = np.empty(max_rows, np.int64)
     counts = np.empty(4 * max_rows + 66, np.int64)
+    ends = np.empty(max_rows, np.int64)
     scores = np.empty(max_rows, np.int32)
     mp = np.empty(max_rows)
     val = np.empty(max_rows)
     seen = np.empty(max_entries, np.int8)  # bit 1: sat NS, bit 2: sat EW
     last_round = np.empty(max_entries, np.int64)
+    order = np.empty(max_entries, np.int64)
+    work = np.empty(max_entries, np.int64)
     for s in range(trav.start.shape[0] - 1):
-        _seat_pairs(s, trav, sess.pair_start, pairs, out, seen)
-        # boards: the session's rows grouped by board number
-        _group_by_board(trav.board, trav.start[s], trav.start[s + 1], counts, by_board)
-        _score_boards(s, trav, sess.scoring[s], sess.expected_plays[s], neuberg, butler_trim, out, by_board, scores,
-                      mp, val)
-        _pair_results(s, trav.start, sess, pairs, out, seen, error)
-        _rank_in_groups(sess.pair_start[s], sess.pair_start[s + 1], pairs)
-        _count_rounds(s, trav, sess.pair_start, pairs, out, last_round)
+        t0, t1 = trav.start[s], trav.start[s + 1]
+        if t1 == t0:
+            continue
+        n_boards = _group_by_board(trav.board, trav.ns_score, t0, t1, counts, rows, scores, ends)
+        _score_boards(n_boards, ends, sess.scoring[s], sess.expected_plays[s], neuberg, butler_trim, rows,
+                      scores, mp, val, out)
+        _pair_rows(t0, t1, sess.pair_start[s], sess.pair_start[s + 1], sess.scoring[s] == SCORING_MP, trav,
+                   pairs, out, seen, last_round)
+        e0, e1 = sess.pair_start[s], sess.pair_start[s + 1]
+        two_groups = sess.winners[s] == 2 or _KIND_IS_TEAM[sess.kind[s]]
+        for e in range(e0, e1):
+            if sess.scoring[s] == SCORING_MP:
+                pairs.score[e] /= pairs.boards[e]
+            d = seen[e - e0]
+            pairs.direction[e] = NS if d == 1 else (EW if d == 2 else MIXED)
+            if two_groups:
+                if d == 3:
+                    error[s] = ERR_DIRECTION
+                pairs.group[e] = 0 if d == 1 else 1
+            else:
+                pairs.group[e] = 0
+        _rank_in_groups(e0, e1, pairs.score, pairs.group, pairs.beaten, pairs.n_ranked, order, work)
 
 
-@kernel(refcount=False)  # a small step called per session or row: no reference counting
-def _seat_pairs(s, trav, pair_start, pairs, out, seen):
-    """Each traveller's NS and EW entries, each entry's players and the directions it sat (``seen``)."""
-    e0 = pair_start[s]
-    seen[:pair_start[s + 1] - e0] = 0
-    for e in range(e0, pair_start[s + 1]):
+@kernel(refcount=False)
+def _score_boards(n_boards, ends, sc, expected_plays, neuberg, butler_trim, rows, scores, mp, val, out):
+    """Every board of a session scored across its tables: NS MP % and NS result in the session's units.
+
+    rows, scores, ends: ``_group_by_board``'s; Neuberg's N is the session's
+    most-played board, or ``expected_plays`` when that is more (tables given
+    an artificial score played the board but have no row here).  mp, val:
+    work buffers; out: ``TravOut`` (ns_mp, ns_value written).
+    """
+    plays_max = expected_plays
+    j = 0
+    for g in range(n_boards):
+        plays_max = max(plays_max, ends[g] - j)
+        j = ends[g]
+    j = 0
+    for g in range(n_boards):
+        k = ends[g]
+        board_matchpoints(scores[j:k], plays_max, neuberg, mp[j:k])
+        if sc == SCORING_BUTLER:
+            board_butler(scores[j:k], butler_trim, val[j:k])
+        elif sc == SCORING_AGGREGATE:
+            board_aggregate(scores[j:k], val[j:k])
+        elif sc != SCORING_MP:  # cross_imps, and teams_imps: cross-IMPs against the same-direction field
+            board_cross_imps(scores[j:k], val[j:k])
+        j = k
+    value = mp if sc == SCORING_MP else val
+    for q in range(j):
+        t = rows[q]
+        out.ns_mp[t] = mp[q]
+        out.ns_value[t] = value[q]
+
+
+@kernel(refcount=False)
+def _pair_rows(t0, t1, e0, e1, mp_scoring, trav, pairs, out, seen, last_round):
+    """One pass over a session's rows: each row's entries, each entry's players, directions sat
+    (``seen``), boards, score total (in row order) and distinct rounds (rows are sorted by round)."""
+    for e in range(e0, e1):
+        seen[e - e0] = 0
+        last_round[e - e0] = -(2 ** 31)
         pairs.boards[e] = 0
         pairs.score[e] = 0.0
-    for t in range(trav.start[s], trav.start[s + 1]):
+        pairs.rounds[e] = 0
+    for t in range(t0, t1):
         en, ew = e0 + trav.ns_local[t], e0 + trav.ew_local[t]
         out.ns_entry[t] = en
         out.ew_entry[t] = ew
-        a, b = trav.ns[t, 0], trav.ns[t, 1]
-        pairs.players[en, 0], pairs.players[en, 1] = (a, b) if a < b else (b, a)
-        a, b = trav.ew[t, 0], trav.ew[t, 1]
-        pairs.players[ew, 0], pairs.players[ew, 1] = (a, b) if a < b else (b, a)
+        if seen[en - e0] == 0:
+            a, b = trav.ns[t, 0], trav.ns[t, 1]
+            pairs.players[en, 0], pairs.players[en, 1] = (a, b) if a < b else (b, a)
+        if seen[ew - e0] == 0:
+            a, b = trav.ew[t, 0], trav.ew[t, 1]
+            pairs.players[ew, 0], pairs.players[ew, 1] = (a, b) if a < b else (b, a)
         seen[en - e0] |= 1
         seen[ew - e0] |= 2
-
-
-@kernel
-def _score_boards(s, trav, sc, expected_plays, neuberg, butler_trim, out, by_board, scores, mp, val):
-    """Every board of session ``s`` scored across its tables: NS MP % and NS result in the session's units.
-
-    by_board: the session's rows grouped by board; Neuberg's N is the
-    session's most-played board, or ``expected_plays`` when that is more
-    (tables given an artificial score played the board but have no row
-    here).  scores, mp, val: work buffers.
-    """
-    m = trav.start[s + 1] - trav.start[s]
-    plays_max = expected_plays
-    run = 0
-    for j in range(m):
-        run = run + 1 if (j > 0 and trav.board[by_board[j]] == trav.board[by_board[j - 1]]) else 1
-        if run > plays_max:
-            plays_max = run
-    j = 0
-    while j < m:
-        k = j
-        while k < m and trav.board[by_board[k]] == trav.board[by_board[j]]:
-            k += 1
-        n = k - j
-        for q in range(n):
-            scores[q] = trav.ns_score[by_board[j + q]]
-        board_matchpoints(scores[:n], plays_max, neuberg, mp[:n])
-        if sc == SCORING_MP:
-            val[:n] = mp[:n]
-        elif sc == SCORING_BUTLER:
-            board_butler(scores[:n], butler_trim, val[:n])
-        elif sc == SCORING_AGGREGATE:
-            board_aggregate(scores[:n], val[:n])
-        else:  # cross_imps, and teams_imps: cross-IMPs against the same-direction field
-            board_cross_imps(scores[:n], val[:n])
-        for q in range(n):
-            t = by_board[j + q]
-            out.ns_mp[t] = mp[q]
-            out.ns_value[t] = val[q]
-        j = k
-
-
-@kernel(refcount=False)  # a small step called per session or row: no reference counting
-def _pair_results(s, trav_start, sess, pairs, out, seen, error):
-    """Each pair's session score from its own direction, its boards, direction and group."""
-    sc = sess.scoring[s]
-    ew_value_is_complement = sc == SCORING_MP
-    for t in range(trav_start[s], trav_start[s + 1]):
-        en, ew = out.ns_entry[t], out.ew_entry[t]
         v = out.ns_value[t]
         pairs.score[en] += v
-        pairs.score[ew] += (100.0 - v) if ew_value_is_complement else -v
+        pairs.score[ew] += (100.0 - v) if mp_scoring else -v
         pairs.boards[en] += 1
         pairs.boards[ew] += 1
-    e0 = sess.pair_start[s]
-    for e in range(e0, sess.pair_start[s + 1]):
-        if sc == SCORING_MP and pairs.boards[e] > 0:
-            pairs.score[e] /= pairs.boards[e]
-        d = seen[e - e0]
-        pairs.direction[e] = NS if d == 1 else (EW if d == 2 else MIXED)
-        if sess.winners[s] == 2 or _KIND_IS_TEAM[sess.kind[s]]:
-            if d == 3:
-                error[s] = ERR_DIRECTION
-            pairs.group[e] = 0 if d == 1 else 1
-        else:
-            pairs.group[e] = 0
+        r = trav.round[t]
+        if last_round[en - e0] != r:
+            last_round[en - e0] = r
+            pairs.rounds[en] += 1
+        if last_round[ew - e0] != r:
+            last_round[ew - e0] = r
+            pairs.rounds[ew] += 1
 
 
-@kernel(refcount=False)  # a small step called per session or row: no reference counting
-def _rank_in_groups(e0, e1, pairs):
-    """Rank within groups: pairs beaten + half the ties, and the pairs ranked against."""
-    for e in range(e0, e1):
-        beaten = 0.0
-        ranked = 0
-        for f in range(e0, e1):
-            if f != e and pairs.group[f] == pairs.group[e]:
-                ranked += 1
-                if pairs.score[e] > pairs.score[f]:
-                    beaten += 1.0
-                elif pairs.score[e] == pairs.score[f]:
-                    beaten += 0.5
-        pairs.beaten[e] = beaten
-        pairs.n_ranked[e] = ranked
+@kernel(refcount=False)
+def _rank_in_groups(e0, e1, score, group, beaten, n_ranked, order, work):
+    """Rank within groups (0 and 1): pairs beaten + half the ties, and the pairs ranked against.
 
-
-@kernel(refcount=False)  # a small step called per session or row: no reference counting
-def _count_rounds(s, trav, pair_start, pairs, out, last_round):
-    """Distinct rounds each pair played (travellers are sorted by round)."""
-    e0, e1 = pair_start[s], pair_start[s + 1]
-    last_round[:e1 - e0] = -(2 ** 31)
-    for e in range(e0, e1):
-        pairs.rounds[e] = 0
-    for t in range(trav.start[s], trav.start[s + 1]):
-        for e in (out.ns_entry[t], out.ew_entry[t]):
-            if last_round[e - e0] != trav.round[t]:
-                last_round[e - e0] = trav.round[t]
-                pairs.rounds[e] += 1
+    Each group's entries sorted by score, so a session of hundreds of pairs
+    (an online room) costs E log E, not E²; a run of k equal scores starting
+    at position i each beat i pairs and tie k - 1, and halves add exactly.
+    order, work: buffers of at least e1 - e0.
+    """
+    for g in range(2):
+        n = 0
+        for e in range(e0, e1):
+            if group[e] == g:
+                order[n] = e
+                n += 1
+        _sort_by_key(score, order[:n], work)
+        i = 0
+        while i < n:
+            k = i + 1
+            while k < n and score[order[k]] == score[order[i]]:
+                k += 1
+            for q in range(i, k):
+                beaten[order[q]] = i + 0.5 * (k - i - 1)
+                n_ranked[order[q]] = n - 1
+            i = k
 
 
 @kernel

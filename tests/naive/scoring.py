@@ -169,3 +169,23 @@ def score_session(rows, scoring, winners, kind, neuberg=True, trim=1, teams=()):
                 matches.setdefault(ei, []).append(dict(opp=opp, mate=mate, opp_mate=opp_mate,
                                                        boards=len(mine), score=total, result=result))
     return entries, mp, matches
+
+
+# --- session helpers (simcore.scoring.session) --------------------------------
+
+def group_by_board(boards):
+    """Row positions grouped by board number, in board order: {board: [positions]}."""
+    groups = {}
+    for j, b in enumerate(boards):
+        groups.setdefault(b, []).append(j)
+    return dict(sorted(groups.items()))
+
+
+def rank_in_groups(scores, groups):
+    """Per entry: pairs of its group it beat + ½ per tie, and how many others its group has."""
+    beaten, ranked = [], []
+    for e, (s, g) in enumerate(zip(scores, groups)):
+        rivals = [scores[f] for f in range(len(scores)) if f != e and groups[f] == g]
+        ranked.append(len(rivals))
+        beaten.append(sum(1.0 if s > x else 0.5 if s == x else 0.0 for x in rivals))
+    return beaten, ranked
