@@ -35,6 +35,9 @@ _KIND_IS_TEAM = np.array(kind_flags(lambda m: m.is_team), np.bool_)
 
 ERR_NONE, ERR_DIRECTION, ERR_TEAM = 0, 1, 2
 
+RANK_BY_COUNTING = 48
+"""Groups of up to this many pairs are ranked by comparing every pair with every other (no sort)."""
+
 
 @kernel
 def _pair_key(a, b):
@@ -199,7 +202,7 @@ class PairsOut(NamedTuple):
     score: np.ndarray  # session score in the session's units (MP %, IMPs, points)
     beaten: np.ndarray  # pairs of its group beaten + half the ties
     n_ranked: np.ndarray  # other pairs in its group
-    rounds: np.ndarray  # distinct rounds played
+    match_rows: np.ndarray  # match and team kinds: distinct rounds played (one match row each); else 0
 
 
 class TravOut(NamedTuple):
@@ -230,9 +233,9 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
     trav: ``Travellers``; sess: ``Sessions``; pairs: ``PairsOut`` and out:
     ``TravOut`` (written).  ``out.ns_value`` receives the NS result of each
     traveller in the session's own units (MP %, Butler IMPs, cross-IMPs,
-    aggregate points above the board mean); ``pairs.rounds`` the number of
-    distinct rounds each pair played (the number of its match rows in match
-    / team kinds).  ``error[s]`` is set to ERR_DIRECTION when a pair changes
+    aggregate points above the board mean); ``pairs.match_rows`` the number
+    of distinct rounds each pair played in match / team kinds (its match
+    rows; 0 in other kinds).  ``error[s]`` is set to ERR_DIRECTION when a pair changes
     direction in a two-winner session.
     """
     max_rows = 1
@@ -257,8 +260,9 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
         n_boards = _group_by_board(trav.board, trav.ns_score, t0, t1, counts, rows, scores, ends)
         _score_boards(n_boards, ends, sess.scoring[s], sess.expected_plays[s], neuberg, butler_trim, rows,
                       scores, mp, val, out)
-        _pair_rows(t0, t1, sess.pair_start[s], sess.pair_start[s + 1], sess.scoring[s] == SCORING_MP, trav,
-                   pairs, out, seen, last_round)
+        k = sess.kind[s]
+        _pair_rows(t0, t1, sess.pair_start[s], sess.pair_start[s + 1], sess.scoring[s] == SCORING_MP,
+                   _KIND_IS_MATCH[k] or _KIND_IS_TEAM[k], trav, pairs, out, seen, last_round)
         e0, e1 = sess.pair_start[s], sess.pair_start[s + 1]
         two_groups = sess.winners[s] == 2 or _KIND_IS_TEAM[sess.kind[s]]
         for e in range(e0, e1):
@@ -308,15 +312,16 @@ def _score_boards(n_boards, ends, sc, expected_plays, neuberg, butler_trim, rows
 
 
 @kernel(refcount=False)
-def _pair_rows(t0, t1, e0, e1, mp_scoring, trav, pairs, out, seen, last_round):
+def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, seen, last_round):
     """One pass over a session's rows: each row's entries, each entry's players, directions sat
-    (``seen``), boards, score total (in row order) and distinct rounds (rows are sorted by round)."""
+    (``seen``), boards, score total (in row order) and, when ``matches``, match rows (distinct
+    rounds: rows are sorted by round)."""
     for e in range(e0, e1):
         seen[e - e0] = 0
         last_round[e - e0] = -(2 ** 31)
         pairs.boards[e] = 0
         pairs.score[e] = 0.0
-        pairs.rounds[e] = 0
+        pairs.match_rows[e] = 0
     for t in range(t0, t1):
         en, ew = e0 + trav.ns_local[t], e0 + trav.ew_local[t]
         out.ns_entry[t] = en
@@ -334,22 +339,25 @@ def _pair_rows(t0, t1, e0, e1, mp_scoring, trav, pairs, out, seen, last_round):
         pairs.score[ew] += (100.0 - v) if mp_scoring else -v
         pairs.boards[en] += 1
         pairs.boards[ew] += 1
-        r = trav.round[t]
-        if last_round[en - e0] != r:
-            last_round[en - e0] = r
-            pairs.rounds[en] += 1
-        if last_round[ew - e0] != r:
-            last_round[ew - e0] = r
-            pairs.rounds[ew] += 1
+        if matches:
+            r = trav.round[t]
+            if last_round[en - e0] != r:
+                last_round[en - e0] = r
+                pairs.match_rows[en] += 1
+            if last_round[ew - e0] != r:
+                last_round[ew - e0] = r
+                pairs.match_rows[ew] += 1
 
 
 @kernel(refcount=False)
 def _rank_in_groups(e0, e1, score, group, beaten, n_ranked, order, work):
     """Rank within groups (0 and 1): pairs beaten + half the ties, and the pairs ranked against.
 
-    Each group's entries sorted by score, so a session of hundreds of pairs
-    (an online room) costs E log E, not E²; a run of k equal scores starting
-    at position i each beat i pairs and tie k - 1, and halves add exactly.
+    A club session's group (up to RANK_BY_COUNTING pairs) compares every
+    pair with every other without branches; a larger one (an online room has
+    ~750 pairs) is sorted by score, E log E instead of E², and a run of k
+    equal scores starting at position i each beat i pairs and tie k - 1.
+    Either way the halves add exactly, as in counting one by one.
     order, work: buffers of at least e1 - e0.
     """
     for g in range(2):
@@ -358,6 +366,16 @@ def _rank_in_groups(e0, e1, score, group, beaten, n_ranked, order, work):
             if group[e] == g:
                 order[n] = e
                 n += 1
+        if n <= RANK_BY_COUNTING:
+            for i in range(n):
+                si = score[order[i]]
+                halves = -1  # its tie with itself
+                for j in range(n):
+                    sj = score[order[j]]
+                    halves += 2 * (si > sj) + (si == sj)
+                beaten[order[i]] = 0.5 * halves
+                n_ranked[order[i]] = n - 1
+            continue
         _sort_by_key(score, order[:n], work)
         i = 0
         while i < n:
@@ -388,69 +406,99 @@ def _session_matches(trav, sess, out, pair_team, matches, error):
     imps(NS score at this table − NS score at the other table) from the
     team's view, summed over the match's boards.
     """
+    max_entries = 1
+    for s in range(trav.start.shape[0] - 1):
+        max_entries = max(max_entries, sess.pair_start[s + 1] - sess.pair_start[s])
+    acc = MatchAcc(boards=np.empty(max_entries, np.int64), total=np.empty(max_entries),
+                   opp=np.empty(max_entries, np.int64), mate=np.empty(max_entries, np.int64),
+                   opp_mate=np.empty(max_entries, np.int64), fill=np.empty(max_entries, np.int64))
     for s in range(trav.start.shape[0] - 1):
         k = sess.kind[s]
         if not (_KIND_IS_MATCH[k] or _KIND_IS_TEAM[k]):
             continue
         t0, t1 = trav.start[s], trav.start[s + 1]
         e0, e1 = sess.pair_start[s], sess.pair_start[s + 1]
-        fill = np.empty(e1 - e0, np.int64)
         for e in range(e0, e1):
-            fill[e - e0] = matches.start[e]
-        teams = _KIND_IS_TEAM[k]
-        mp_scoring = sess.scoring[s] == SCORING_MP
+            acc.fill[e - e0] = matches.start[e]
         i = t0
         while i < t1:  # one round at a time
             r_end = i
             while r_end < t1 and trav.round[r_end] == trav.round[i]:
                 r_end += 1
-            for e in range(e0, e1):
-                boards = 0
-                total = 0.0
-                opp = -1
-                mate = -1
-                opp_mate = -1
-                for t in range(i, r_end):
-                    if out.ns_entry[t] == e:
-                        is_ns, other = True, out.ew_entry[t]
-                    elif out.ew_entry[t] == e:
-                        is_ns, other = False, out.ns_entry[t]
-                    else:
-                        continue
-                    boards += 1
-                    opp = other
-                    if not teams:
-                        v = out.ns_value[t]
-                        if mp_scoring:
-                            total += v if is_ns else 100.0 - v
-                        else:
-                            total += v if is_ns else -v
-                        continue
-                    u = _other_room(t, i, r_end, is_ns, pair_team[e], pair_team[other], trav.board, out, pair_team)
-                    if u < 0:
-                        error[s] = ERR_TEAM
-                        continue
-                    if is_ns:
-                        mate, opp_mate = out.ew_entry[u], out.ns_entry[u]
-                    else:
-                        mate, opp_mate = out.ns_entry[u], out.ew_entry[u]
-                    net = trav.ns_score[t] - trav.ns_score[u]
-                    total += imps(net) if is_ns else -imps(net)
-                if boards == 0:
-                    continue
-                row = fill[e - e0]
-                fill[e - e0] += 1
-                matches.opp[row] = opp
-                matches.mate[row] = mate
-                matches.opp_mate[row] = opp_mate
-                matches.boards[row] = boards
-                if not teams and mp_scoring:
-                    total /= boards
-                    matches.result[row] = 1.0 if total > 50.0 else (0.5 if total == 50.0 else 0.0)
-                else:
-                    matches.result[row] = 1.0 if total > 0 else (0.5 if total == 0 else 0.0)
-                matches.score[row] = total
+            if not _round_matches(s, i, r_end, e0, e1, _KIND_IS_TEAM[k], sess.scoring[s] == SCORING_MP, trav, out,
+                                  pair_team, acc, matches):
+                error[s] = ERR_TEAM
             i = r_end
+
+
+class MatchAcc(NamedTuple):
+    """Work buffers of ``_round_matches``, one slot per pair entry of the session."""
+
+    boards: np.ndarray
+    total: np.ndarray
+    opp: np.ndarray
+    mate: np.ndarray
+    opp_mate: np.ndarray
+    fill: np.ndarray  # the entry's next match row
+
+
+@kernel(refcount=False)
+def _round_matches(s, i, r_end, e0, e1, teams, mp_scoring, trav, out, pair_team, acc, matches):
+    """The match rows of one round (rows [i, r_end)): each pair's boards, opponents and total, added
+    up row by row (each pair's total in row order), then one row per pair that played.  Returns
+    False when a team pair's board has no other room."""
+    ok = True
+    for e in range(e1 - e0):
+        acc.boards[e] = 0
+        acc.total[e] = 0.0
+        acc.opp[e] = -1
+        acc.mate[e] = -1
+        acc.opp_mate[e] = -1
+    for t in range(i, r_end):
+        for side in range(2):
+            is_ns = side == 0
+            e = out.ns_entry[t] if is_ns else out.ew_entry[t]
+            other = out.ew_entry[t] if is_ns else out.ns_entry[t]
+            if not is_ns and e == other:
+                continue  # a pair on both sides of a table counts once, as NS
+            a = e - e0
+            acc.boards[a] += 1
+            acc.opp[a] = other
+            if not teams:
+                v = out.ns_value[t]
+                if mp_scoring:
+                    acc.total[a] += v if is_ns else 100.0 - v
+                else:
+                    acc.total[a] += v if is_ns else -v
+                continue
+            u = _other_room(t, i, r_end, is_ns, pair_team[e], pair_team[other], trav.board, out, pair_team)
+            if u < 0:
+                ok = False
+                continue
+            if is_ns:
+                acc.mate[a], acc.opp_mate[a] = out.ew_entry[u], out.ns_entry[u]
+            else:
+                acc.mate[a], acc.opp_mate[a] = out.ns_entry[u], out.ew_entry[u]
+            net = trav.ns_score[t] - trav.ns_score[u]
+            acc.total[a] += imps(net) if is_ns else -imps(net)
+    for a in range(e1 - e0):
+        boards = acc.boards[a]
+        if boards == 0:
+            continue
+        row = acc.fill[a]
+        acc.fill[a] += 1
+        matches.opp[row] = acc.opp[a]
+        matches.mate[row] = acc.mate[a]
+        matches.opp_mate[row] = acc.opp_mate[a]
+        matches.boards[row] = boards
+        total = acc.total[a]
+        if not teams and mp_scoring:
+            total /= boards
+            matches.result[row] = 1.0 if total > 50.0 else (0.5 if total == 50.0 else 0.0)
+        else:
+            matches.result[row] = 1.0 if total > 0 else (0.5 if total == 0 else 0.0)
+        matches.score[row] = total
+    return ok
 
 
 @kernel(refcount=False)  # a small step called per session or row: no reference counting
@@ -488,21 +536,26 @@ def _assign_team_rows(pair_start, pair_players, session_team_start, team_players
 # --- partnerships -------------------------------------------------------------
 
 @kernel
-def _partnership_ids(keys, ids, players, count, pair_players, out):
-    """Look up or insert each pair; ids are dense in order of first sight."""
-    mask = keys.shape[0] - 1
+def _partnership_ids(slots, players, count, pair_players, out):
+    """Look up or insert each pair; ids are dense in order of first sight.
+
+    slots: (capacity, 2) int64, each slot its pair key (-1 free) and id side
+    by side, so a probe touches one cache line (the table outgrows the
+    caches in an online room).
+    """
+    mask = slots.shape[0] - 1
     for e in range(pair_players.shape[0]):
         a, b = pair_players[e, 0], pair_players[e, 1]
         key = _pair_key(a, b)
         h = (key * np.int64(-7046029254386353131)) >> np.int64(17)
         slot = h & mask
         while True:
-            if keys[slot] == key:
-                out[e] = ids[slot]
+            if slots[slot, 0] == key:
+                out[e] = slots[slot, 1]
                 break
-            if keys[slot] == -1:
-                keys[slot] = key
-                ids[slot] = count[0]
+            if slots[slot, 0] == -1:
+                slots[slot, 0] = key
+                slots[slot, 1] = count[0]
                 players[count[0], 0] = min(a, b)
                 players[count[0], 1] = max(a, b)
                 out[e] = count[0]
@@ -521,8 +574,7 @@ class PartnershipTable:
 
     def __init__(self, capacity: int = 1024):
         cap = 1 << max(4, int(np.ceil(np.log2(max(capacity, 1) * 2))))
-        self._keys = np.full(cap, -1, np.int64)
-        self._ids = np.zeros(cap, np.int32)
+        self._slots = np.full((cap, 2), -1, np.int64)
         self._players = np.zeros((cap // 2, 2), np.int32)
         self._count = np.zeros(1, np.int64)
 
@@ -531,29 +583,30 @@ class PartnershipTable:
 
     @property
     def players(self) -> np.ndarray:
+        """(K, 2) the players of every id so far, a view that later calls never change (new ids go
+        past its end; growing moves the table to new arrays), so callers may keep it without a copy."""
         return self._players[: len(self)]
 
     def _reserve(self, extra: int) -> None:
         need = len(self) + extra
-        if 2 * need <= len(self._keys):
+        if 2 * need <= len(self._slots):
             return
-        cap = len(self._keys)
+        cap = len(self._slots)
         while 2 * need > cap:
             cap *= 2
         old_players = self.players.copy()
-        self._keys = np.full(cap, -1, np.int64)
-        self._ids = np.zeros(cap, np.int32)
+        self._slots = np.full((cap, 2), -1, np.int64)
         self._players = np.zeros((cap // 2, 2), np.int32)
         self._count[0] = 0
         if len(old_players):  # reinserting in id order keeps every id
             out = np.empty(len(old_players), np.int32)
-            _partnership_ids(self._keys, self._ids, self._players, self._count, old_players, out)
+            _partnership_ids(self._slots, self._players, self._count, old_players, out)
 
     def ids(self, pair_players: np.ndarray) -> np.ndarray:
         pair_players = np.ascontiguousarray(pair_players, np.int32).reshape(-1, 2)
         self._reserve(len(pair_players))
         out = np.empty(len(pair_players), np.int32)
-        _partnership_ids(self._keys, self._ids, self._players, self._count, pair_players, out)
+        _partnership_ids(self._slots, self._players, self._count, pair_players, out)
         return out
 
 
@@ -589,7 +642,7 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
     E = int(pair_start[-1])
     pairs = PairsOut(players=np.empty((E, 2), np.int32), direction=np.empty(E, np.int8), group=np.empty(E, np.int32),
                      boards=np.empty(E, np.int32), score=np.empty(E), beaten=np.empty(E),
-                     n_ranked=np.empty(E, np.int32), rounds=np.empty(E, np.int64))
+                     n_ranked=np.empty(E, np.int32), match_rows=np.empty(E, np.int64))
     out = TravOut(ns_mp=np.empty(T), ns_value=np.empty(T), ns_entry=np.empty(T, np.int32),
                   ew_entry=np.empty(T, np.int32))
     trav = Travellers(trav_start, r.trav_round, r.trav_board, r.trav_ns, r.trav_ew, r.trav_ns_score, row_ns, row_ew)
@@ -616,11 +669,8 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
     has_team = pair_team_local >= 0
     pair_team[has_team] = team_order[pair_team_local[has_team]]
     # matches: one row per pair per round it played, in match / team kinds only
-    is_match_session = _KIND_IS_MATCH[r.session_kind] | _KIND_IS_TEAM[r.session_kind]
-    session_of_entry = np.repeat(np.arange(S), n_entries)
-    rows_per_entry = np.where(is_match_session[session_of_entry], pairs.rounds, 0) if E else pairs.rounds
     match_start = np.zeros(E + 1, np.int64)
-    np.cumsum(rows_per_entry, out=match_start[1:])
+    np.cumsum(pairs.match_rows, out=match_start[1:])
     R = int(match_start[-1])
     matches = MatchesOut(start=match_start, opp=np.empty(R, np.int32), mate=np.empty(R, np.int32),
                          opp_mate=np.empty(R, np.int32), boards=np.empty(R, np.int32), result=np.empty(R),
@@ -640,7 +690,7 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
         match_opp=matches.opp, match_mate=matches.mate, match_opp_mate=matches.opp_mate,
         match_boards=matches.boards, match_result=matches.result, match_score=matches.score,
         trav_ns_mp=out.ns_mp, trav_ns_entry=out.ns_entry, trav_ew_entry=out.ew_entry,
-        partnership_players=table.players.copy(), replaces=r.session_replaces.copy(),
+        partnership_players=table.players, replaces=r.session_replaces.copy(),
     )
 
 
