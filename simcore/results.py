@@ -150,7 +150,9 @@ class Results:
 
     def session_trav_bounds(self) -> np.ndarray:
         """Offsets (S+1) so session s owns travellers [b[s], b[s+1])."""
-        return np.searchsorted(self.trav_session, np.arange(self.n_sessions + 1)).astype(np.int64)
+        # the needles in the travellers' own dtype: int64 needles would make numpy copy all T of them to int64
+        needles = np.arange(self.n_sessions + 1, dtype=self.trav_session.dtype)
+        return np.searchsorted(self.trav_session, needles).astype(np.int64)
 
     def check(self) -> None:
         """Assert internal consistency (dtypes, shapes, sort order).

@@ -178,8 +178,8 @@ class Travellers(NamedTuple):
     ns: np.ndarray  # (T, 2) players
     ew: np.ndarray  # (T, 2) players
     ns_score: np.ndarray  # bridge points
-    ns_local: np.ndarray  # int64: the NS pair's entry within its session (``_session_entries``)
-    ew_local: np.ndarray
+    ns_local: np.ndarray  # int32: the NS pair's entry within its session (``_session_entries``); the same
+    ew_local: np.ndarray  # arrays as TravOut.ns_entry / ew_entry, which pass 2 turns into global entries
 
 
 class Sessions(NamedTuple):
@@ -633,8 +633,10 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
     r = results
     S, T = r.n_sessions, r.n_travellers
     trav_start = r.session_trav_bounds()
-    row_ns = np.empty(T, np.int64)
-    row_ew = np.empty(T, np.int64)
+    # pass 1 writes each row's local entries where pass 2 makes them global (no second T-sized pair)
+    out = TravOut(ns_mp=np.empty(T), ns_value=np.empty(T), ns_entry=np.empty(T, np.int32),
+                  ew_entry=np.empty(T, np.int32))
+    row_ns, row_ew = out.ns_entry, out.ew_entry
     n_entries = np.zeros(S, np.int64)
     _session_entries(trav_start, r.trav_ns, r.trav_ew, row_ns, row_ew, n_entries)
     pair_start = np.zeros(S + 1, np.int64)
@@ -643,8 +645,6 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
     pairs = PairsOut(players=np.empty((E, 2), np.int32), direction=np.empty(E, np.int8), group=np.empty(E, np.int32),
                      boards=np.empty(E, np.int32), score=np.empty(E), beaten=np.empty(E),
                      n_ranked=np.empty(E, np.int32), match_rows=np.empty(E, np.int64))
-    out = TravOut(ns_mp=np.empty(T), ns_value=np.empty(T), ns_entry=np.empty(T, np.int32),
-                  ew_entry=np.empty(T, np.int32))
     trav = Travellers(trav_start, r.trav_round, r.trav_board, r.trav_ns, r.trav_ew, r.trav_ns_score, row_ns, row_ew)
     if expected_plays is None:
         expected_plays = np.zeros(S, np.int64)
