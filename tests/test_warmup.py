@@ -89,7 +89,54 @@ def test_a_failing_child_is_not_retried_and_keeps_its_log(monkeypatch, tmp_path)
     monkeypatch.setattr(warmup, "marker_path", lambda: tmp_path / "marker")
     child = warmup.start(["no-such-scheme"])
     assert child is not None
-    child.wait()
-    assert child.proc.returncode != 0 and (tmp_path / "marker").exists()
+    child.wait()  # the job fails in the child or, if the run took it first, in the run's process
+    assert (tmp_path / "marker").exists() and not child.claims.exists()
     assert "no-such-scheme" in (tmp_path / "marker.log").read_text()
     assert warmup.start(["no-such-scheme"]) is None
+
+
+class _Child:
+    """A warm-up child that is still running (it never finishes a job)."""
+    returncode = None
+
+    def poll(self):
+        return None
+
+    def wait(self):
+        return 0
+
+    def kill(self):
+        pass
+
+
+@pytest.mark.parametrize("taken", [0, 1, 2])
+def test_the_run_compiles_from_the_back_the_jobs_the_child_has_not_taken(monkeypatch, tmp_path, taken):
+    claims = tmp_path / "claims"
+    claims.mkdir()
+    for i in range(taken):  # the child takes jobs from the front
+        assert warmup.take(claims, i)
+    done = []
+    monkeypatch.setattr(warmup, "compile_job", lambda job: done.append(job))
+    w = warmup.Warmup(_Child(), tmp_path / "marker", tmp_path / "marker.log", claims, SCHEMES)
+    w.wait()
+    assert done == warmup.jobs(SCHEMES)[taken:][::-1]
+    assert (tmp_path / "marker").exists() and not claims.exists()
+    assert warmup.take(tmp_path, 7) and not warmup.take(tmp_path, 7)  # a job is taken once
+
+
+def test_compiling_jobs_in_the_run_leaves_its_results_unchanged(monkeypatch, tmp_path):
+    import xarray as xr
+    args = dict(schemes=",".join(SCHEMES), years=3 / 52, seed=5, threads=2)
+    monkeypatch.setenv("SIMCORE_NO_WARMUP", "1")
+    plain = engine.Engine("default", **args).run()
+    monkeypatch.delenv("SIMCORE_NO_WARMUP")
+    claims = tmp_path / "claims"
+    claims.mkdir()
+    done = []
+    compile_job = warmup.compile_job
+    monkeypatch.setattr(warmup, "compile_job", lambda job: (done.append(job), compile_job(job)))
+    monkeypatch.setattr(warmup, "start", lambda labels: warmup.Warmup(
+        _Child(), tmp_path / "marker", tmp_path / "marker.log", claims, list(labels)))
+    stolen = engine.Engine("default", **args).run()
+    assert done == warmup.jobs(SCHEMES)[::-1]  # every job, in this process, before the first grading
+    xr.testing.assert_identical(plain, stolen)

@@ -335,8 +335,7 @@ class Engine:
                 return self._run()
         finally:
             if self._warmup is not None:
-                self._warmup.proc.kill()  # still running only if the run failed before grading
-                self._warmup.proc.wait()
+                self._warmup.stop()  # still running only if the run failed before grading
             if collecting:
                 gc.enable()
             self.compile_seconds = watch.seconds
@@ -453,8 +452,9 @@ class Engine:
                 boards[r, c] = rep.boards
                 player_boards += out.player_boards
                 if waiting_warmup:
-                    # on a first run the schemes' kernels compile in a child meanwhile: wait for it
-                    # before grading (compiling time too: kept out of the throughput)
+                    # on a first run the schemes' kernels compile in a child meanwhile: compile here
+                    # the jobs it has not started, then wait for it before grading (compiling time
+                    # too: kept out of the throughput)
                     with self._compile_watch.waiting():
                         self._warmup.wait()
                     waiting_warmup = False

@@ -7,7 +7,7 @@ one kernel after another (numba compiles under one lock per process).  Pass A
 but the scoring and scheme kernels depend only on the array types of the
 ``Results``, ``ScoredResults`` and ``CardPlay`` contracts, not on what the
 world and the bridge model produce.  So ``start(labels)`` spawns
-``python -m simcore.engine.warmup LABELS``, which scores three small synthetic
+``python -m simcore.engine.warmup FOLDER LABELS``, which scores three small synthetic
 sessions (``scoring.score_results``, as pass A calls it) and grades a small
 synthetic chunk with the run's scheme variants through the engine's own
 pass-B code (``Engine._grade_chunk``), so the kernels are called with the very
@@ -16,6 +16,12 @@ process compiles the plan, seating and play kernels on the other core.  The
 engine waits for the child before grading its first chunk (``Warmup.wait``)
 and loads the kernels from the cache instead of compiling them; if pass A
 reaches scoring first it loads or compiles those kernels itself.
+
+The work is split into jobs, largest first: scoring, then each scheme variant in the run's order
+(``jobs``).  The child takes them from the front; when the run reaches its first grading it takes the
+ones the child has not started from the back and compiles them itself (``Warmup.wait``), so both
+cores stay busy to the end instead of one waiting for the other.  A job is taken by creating its
+file in a folder the two processes share (``O_EXCL``: exactly one of them gets it).
 
 Nothing depends on the child for correctness: if it fails, is slow or
 compiled a different signature, the run compiles what it lacks itself, as
@@ -30,8 +36,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import traceback
 from pathlib import Path
 
 
@@ -61,24 +70,59 @@ def marker_path() -> Path:
     return Path(simcore.kernel_cache_dir()) / f"warm-schemes-{h.hexdigest()[:16]}"
 
 
+def jobs(labels: list[str]) -> list[str]:
+    """The warm-up's jobs, largest first: the scoring kernels, then each scheme variant."""
+    return ["scoring", *labels]
+
+
+def take(claims: Path, index: int) -> bool:
+    """Take job ``index`` (True), unless the other process has taken it."""
+    try:
+        os.close(os.open(claims / str(index), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
 class Warmup:
     """A running warm-up child."""
 
-    def __init__(self, proc: subprocess.Popen, marker: Path, log: Path):
+    def __init__(self, proc: subprocess.Popen, marker: Path, log: Path, claims: Path, labels: list[str]):
         self.proc = proc
         self.marker = marker
         self.log = log
+        self.claims = claims
+        self.labels = labels
 
     def wait(self) -> None:
-        """Wait for the child and mark the source tree as warmed up, whether the child succeeded or
-        not (a child that fails would fail again: once per source tree is enough; its log stays)."""
-        ok = self.proc.wait() == 0
+        """Compile, here, the jobs the child has not started (from the back of the list), then wait
+        for the child and mark the source tree as warmed up, whether the child succeeded or not (a
+        child that fails would fail again: once per source tree is enough; its log stays)."""
+        todo, ok = jobs(self.labels), True
+        for i in reversed(range(len(todo))):
+            if self.proc.poll() is not None or not take(self.claims, i):
+                break  # the child is done, or has reached the jobs left: the rest is under way there
+            try:
+                compile_job(todo[i])
+            except Exception:  # noqa: BLE001  the run compiles what it lacks itself; the log says why
+                with open(self.log, "a") as out:
+                    out.write(f"in the run's process, job {todo[i]!r}:\n{traceback.format_exc()}")
+                ok = False
+                break
+        ok = self.proc.wait() == 0 and ok
         try:
             self.marker.touch()
             if ok:
                 self.log.unlink(missing_ok=True)
         except OSError:
             pass  # the run goes on; the next one may start a child again
+        shutil.rmtree(self.claims, ignore_errors=True)
+
+    def stop(self) -> None:
+        """End the child if it still runs (the run failed before grading) and remove the job folder."""
+        self.proc.kill()
+        self.proc.wait()
+        shutil.rmtree(self.claims, ignore_errors=True)
 
 
 def start(labels: list[str]) -> Warmup | None:
@@ -99,12 +143,13 @@ def start(labels: list[str]) -> Warmup | None:
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)
+        claims = Path(tempfile.mkdtemp(prefix="warm-claims-", dir=marker.parent))
         with open(log, "w") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "simcore.engine.warmup", *labels],
+            proc = subprocess.Popen([sys.executable, "-m", "simcore.engine.warmup", str(claims), *labels],
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
     except OSError:
         return None  # a cache folder we cannot write to: numba will not cache either; compile here
-    return Warmup(proc, marker, log)
+    return Warmup(proc, marker, log, claims, list(labels))
 
 
 def synthetic_chunk(n_players: int = 24, n_sessions: int = 40):
@@ -170,31 +215,41 @@ def synthetic_results():
         club_names=np.array(["club"], object))
 
 
-def compile_schemes(labels: list[str]) -> None:
-    """Score synthetic results as pass A does, then grade a synthetic chunk with every variant in
-    ``labels`` the way the engine does (a first run's kernels end up in the cache)."""
+def compile_job(job: str) -> None:
+    """Compile one of the ``jobs``: score synthetic results as pass A does (``"scoring"``), or
+    grade a synthetic chunk with one variant the way the engine does (its kernels end up in the cache).
+    Its own engine and scheme states: nothing of a run is touched."""
     import numpy as np
 
+    if job == "scoring":
+        from simcore.scoring import PartnershipTable, score_results
+        results = synthetic_results()
+        results.check()
+        score_results(results, partnerships=PartnershipTable())
+        return
     from simcore.engine import Engine, _Replicate
     from simcore.schemes import PlayerTable
-    from simcore.scoring import PartnershipTable, score_results
 
-    results = synthetic_results()
-    results.check()
-    score_results(results, partnerships=PartnershipTable())
-    engine = Engine("default", schemes=labels, threads=1)
+    engine = Engine("default", schemes=[job], threads=1)
     chunk = synthetic_chunk()
     P = len(chunk.boards)
     players = PlayerTable(np.ones(P, bool), np.ones(P, bool), np.full(P, np.nan))
     rep = _Replicate(index=0, key=np.uint64(1), world=None, pool=None, players=players,
                      player_names=np.array([f"p{i}" for i in range(P)], object))
-    for v in engine.variants:
-        rep.states[v.label] = v.scheme.new_state(players, 1024)
     day = int(chunk.scored.day[-1]) + 1
     for v in engine.variants:
+        rep.states[v.label] = v.scheme.new_state(players, 1024)
         engine._grade_chunk(rep, v, chunk, day)
         v.scheme.revise(rep.states[v.label], np.array([day], np.int64))
 
 
+def compile_schemes(labels: list[str], claims: Path | None = None) -> None:
+    """Compile every job of ``jobs(labels)`` in order (a first run's kernels end up in the cache);
+    with ``claims``, only those the run has not taken (``take``)."""
+    for i, job in enumerate(jobs(labels)):
+        if claims is None or take(claims, i):
+            compile_job(job)
+
+
 if __name__ == "__main__":
-    compile_schemes(sys.argv[1:])
+    compile_schemes(sys.argv[2:], Path(sys.argv[1]))
