@@ -42,6 +42,30 @@ if not numba.config.CACHE_DIR:  # numba was imported before simcore: point it at
 JIT_OPTIONS = dict(cache=True, nogil=True, error_model="numpy", fastmath=False)
 
 
+def _plain_shape_error() -> None:
+    """Give a slice assigned from an array of another shape numba's plain message (its generic
+    target's "cannot assign slice from input of different size") instead of its CPU message.
+
+    The CPU message spells both shapes out, and formatting them compiles numba's string machinery
+    (str and repr of integers, join, concatenation): about 40 functions, 2.6-2.8 s of CPU in each
+    process of a first run (its compile events, loaded machine), for an error our kernels never
+    raise (their arrays are sized by the Python layer).  Only that error's text changes; a warm run
+    loads kernels from the cache and compiles nothing either way.
+    """
+    from numba.core.typing.templates import builtin_registry
+    from numba.np import arrayobj
+    cpu = getattr(arrayobj, "ol_raise_with_shape_context_cpu", None)
+    generic = getattr(arrayobj, "ol_raise_with_shape_context_generic", None)
+    if cpu is None or generic is None:  # another numba: leave it as it is
+        return
+    for template in builtin_registry.functions:
+        if getattr(template, "_overload_func", None) is cpu:
+            template._overload_func = staticmethod(generic)
+
+
+_plain_shape_error()
+
+
 class _Kernel(CPUDispatcher):
     """numba's dispatcher, except that a call from another kernel compiles one specialisation for
     plain argument types, not one per pattern of constants at the call sites.

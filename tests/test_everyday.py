@@ -80,6 +80,35 @@ def test_compile_notice_says_first_run_only(capsys):
     assert capsys.readouterr().err == ""  # a warm cache says nothing
 
 
+def test_a_misshapen_slice_assignment_raises_without_compiling_string_formatting():
+    import numpy as np
+    from numba.core import event
+
+    from simcore._jit import kernel
+
+    @kernel(cache=False)
+    def put(a, b):
+        a[1:4] = b
+        return a[0]
+
+    compiled = []
+
+    class Names(event.Listener):
+        def on_start(self, e):
+            pass
+
+        def on_end(self, e):
+            compiled.append(e.data["dispatcher"].py_func.__qualname__)
+
+    with event.install_listener("numba:compile", Names()):
+        assert put(np.zeros(5), np.ones(3)) == 0.0
+    with pytest.raises(ValueError, match="cannot assign slice"):
+        put(np.zeros(5), np.ones(2))
+    assert any("raise_with_shape_context" in name for name in compiled)
+    formatting = ("ol_str_generic", "ol_repr_generic", "integer_str", "unicode_concat")  # what the CPU message compiles
+    assert not [name for name in compiled if name.startswith(formatting)]
+
+
 # --- scenario templates -----------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["default", "online"])
