@@ -185,21 +185,23 @@ _POOL = bm.build_pool(PARAMS, POOL_KEY, 512)
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4 * 512 - 1), st.integers(0, 1)), min_size=1, max_size=8),
-       st.floats(-6, 6))
-def test_take_board_matches_reference_and_the_pool(boards, q):
-    """A board copied into a session's table scores as on the pool, at every latent."""
+       st.integers(0, 3), st.floats(-6, 6))
+def test_take_boards_matches_reference_and_the_pool(boards, first, q):
+    """Boards copied into a session's table score as on the pool, at every latent."""
     pool = _POOL
-    n = len(boards) + 1
-    slot_scores, slot_thr = np.zeros((n, bm.MAX_RUNGS), np.int32), np.zeros((n, bm.MAX_RUNGS))
-    ref_scores, ref_thr = [None] * n, [None] * n
-    for slot, (row, flip) in enumerate(boards, start=1):
-        code = 2 * row + flip
-        got = bm.take_board(pool.scores, pool.thresholds, code, slot, slot_scores, slot_thr)
-        assert got == naive.take_board(pool.scores.tolist(), pool.thresholds.tolist(), code, slot, ref_scores,
-                                       ref_thr)
-        assert bm.latent_score(slot_scores, slot_thr, got, q) == bm.latent_score(pool.scores, pool.thresholds,
-                                                                                 code, q)
-    assert slot_scores[1:].tolist() == ref_scores[1:] and slot_thr[1:].tolist() == ref_thr[1:]
+    stop = first + len(boards)
+    pool_codes = [0] * first + [2 * row + flip for row, flip in boards]
+    codes = np.array(pool_codes, np.int64)
+    slot_scores, slot_thr = np.zeros((stop, bm.MAX_RUNGS), np.int32), np.zeros((stop, bm.MAX_RUNGS))
+    bm.take_boards(pool.scores, pool.thresholds, codes, first, stop, slot_scores, slot_thr)
+    ref_codes, ref_scores, ref_thr = list(pool_codes), [None] * stop, [None] * stop
+    naive.take_boards(pool.scores.tolist(), pool.thresholds.tolist(), ref_codes, first, stop, ref_scores, ref_thr)
+    assert codes.tolist() == ref_codes
+    assert slot_scores[first:].tolist() == ref_scores[first:] and slot_thr[first:].tolist() == ref_thr[first:]
+    for slot in range(first, stop):
+        assert bm.latent_score(slot_scores, slot_thr, codes[slot], q) == \
+            bm.latent_score(pool.scores, pool.thresholds, pool_codes[slot], q)
+
 
 strength = st.floats(30, 70)
 

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 import naive
 from simcore.bridge.model import BridgeModelParams, build_pool
-from simcore.simulate.play import CardTotals, Deals, Entries, PlayModel, Rows, Sessions, Travellers, play_sessions
+from simcore.simulate.play import (CardTotals, Deals, Entries, PlayModel, Rows, Sessions, SwissSessions, Travellers,
+                                  play_sessions, play_swiss_sessions)
 
 PARAMS = BridgeModelParams()
 
@@ -100,3 +101,60 @@ def _check_play_sessions(pool, seed, key, card_play, params):
         np.testing.assert_allclose(card.imps, want_imps, rtol=0, atol=1e-12)
     else:
         assert not card.boards.any() and not card.imps.any()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 2**64 - 1), st.booleans())
+def test_play_swiss_sessions_matches_reference(pool, seed, key, card_play):
+    """Swiss pairs (MP or IMPs) and Swiss teams sessions, rounds paired from the standings as they go."""
+    rng = np.random.default_rng(seed)
+    P = 60
+    strength = rng.normal(50, 8, (2, P))
+    sess = []
+    for _ in range(rng.integers(1, 4)):
+        teams = bool(rng.integers(0, 2))
+        n = int(rng.integers(4, 9))  # entrants
+        n_pairs = 2 * n if teams else n
+        players = rng.permutation(P)[:2 * n_pairs]
+        sess.append(dict(teams=teams, imps=teams or bool(rng.integers(0, 2)), n=n,
+                         rounds=int(rng.integers(1, n + (n % 2))), bpr=int(rng.integers(1, 4)),
+                         pairs=[(int(players[2 * i]), int(players[2 * i + 1])) for i in range(n_pairs)],
+                         bonus=rng.normal(0, 1, n_pairs).tolist(),
+                         team_of=[i // 2 for i in range(n_pairs)] if teams else [-1] * n_pairs,
+                         week=int(rng.integers(0, 2)), index=int(rng.integers(0, 10**6))))
+    cat = lambda f, dt: np.array([x for s in sess for x in f(s)], dt)  # noqa: E731
+    entry_start = np.cumsum([0] + [len(s["pairs"]) for s in sess]).astype(np.int64)
+    per = [s["rounds"] * s["bpr"] * (s["n"] // 2) * (2 if s["teams"] else 1) for s in sess]
+    trav_start = np.cumsum([0] + per).astype(np.int64)
+    T = int(trav_start[-1])
+    sessions = SwissSessions(cat(lambda s: [s["index"]], np.int64), cat(lambda s: [s["week"]], np.int32),
+                             cat(lambda s: [s["teams"]], np.bool_), cat(lambda s: [s["imps"]], np.bool_),
+                             cat(lambda s: [s["rounds"]], np.int64), cat(lambda s: [s["bpr"]], np.int64),
+                             entry_start, trav_start[:-1])
+    entries = Entries(cat(lambda s: [a for a, _ in s["pairs"]], np.int32), cat(lambda s: [b for _, b in s["pairs"]],
+                      np.int32), cat(lambda s: s["bonus"], np.float64), cat(lambda s: s["team_of"], np.int32))
+    model = PlayModel(0.9, PARAMS.alpha, PARAMS.sigma_slope, PARAMS.sigma_floor, card_play, PARAMS.imps_lost_base,
+                      PARAMS.imps_lost_slope, PARAMS.imps_lost_floor, PARAMS.dummy_share, 1)
+    out = Travellers(np.empty(T, np.int32), np.empty(T, np.int32), np.empty(T, np.int32), np.empty((T, 2), np.int32),
+                     np.empty((T, 2), np.int32), np.empty(T, np.int32))
+    offset = rng.normal(0, 4, P)
+    card = CardTotals(np.zeros(P, np.int64), np.zeros(P), offset)
+    dest = rng.permutation(T).astype(np.int64)
+    play_swiss_sessions(np.uint64(key), sessions, entries, dest, strength,
+                        Deals(pool.scores, pool.thresholds, pool.n_deals), model, out, card)
+    want_boards, want_imps = np.zeros(P, np.int64), np.zeros(P)
+    for s, x in enumerate(sess):
+        trav, totals = naive.play_swiss_session(key, x["index"], x["teams"], x["imps"], x["rounds"], x["bpr"],
+                                                x["pairs"], x["bonus"], x["team_of"], strength[x["week"]].tolist(),
+                                                0.9, PARAMS, pool.scores.tolist(), pool.thresholds.tolist(),
+                                                pool.n_deals, 1, offset.tolist() if card_play else None)
+        lo = trav_start[s]
+        assert len(trav) == per[s]
+        got = [(int(out.round[t]), int(out.board[t]), int(out.table[t]), tuple(out.ns[t].tolist()),
+                tuple(out.ew[t].tolist()), int(out.score[t])) for t in dest[lo:lo + len(trav)]]
+        assert got == trav
+        for p, (n, lost) in totals.items():
+            want_boards[p] += n
+            want_imps[p] += lost
+    assert card.boards.tolist() == want_boards.tolist()
+    assert card.imps.tolist() == want_imps.tolist()

@@ -788,22 +788,25 @@ def deal_board(n_deals, vul, state):
     return board_code(d, vul, np.int64(uniform(state) < 0.5))
 
 
-@kernel(refcount=False)  # called per board: no reference counting
-def take_board(scores, thresholds, code, slot, slot_scores, slot_thresholds):
-    """Copy board ``code``'s ladder (its pool row) into row ``slot`` of a session's own small table; returns
-    the board's code in that table (2 * slot + flip).
+@kernel(refcount=False)  # called per session: no reference counting
+def take_boards(scores, thresholds, codes, first, stop, slot_scores, slot_thresholds):
+    """Copy boards codes[first:stop]'s ladders (their pool rows) into rows first..stop-1 of a session's own
+    small table, and replace each code by the board's code there (2 * slot + flip).
 
-    ``draw_ns_score`` on (slot_scores, slot_thresholds, returned code) gives
-    the same scores as on the pool with ``code``.  A session's boards are
+    ``draw_ns_score`` on (slot_scores, slot_thresholds, new code) gives the
+    same scores as on the pool with the old code.  A session's boards are
     random rows of a pool of several MB, each played at many tables: the
-    table-draw loop then reads a few KB that stay in cache, and the copy's
-    independent loads overlap their cache misses.
+    table-draw loop then reads a few KB that stay in cache.  The copy runs
+    rung by rung across the boards, so the loads that miss the cache (one
+    board after another) are independent and overlap.
     """
-    row = code >> 1
     for k in range(MAX_RUNGS):
-        slot_scores[slot, k] = scores[row, k]
-        slot_thresholds[slot, k] = thresholds[row, k]
-    return 2 * slot + (code & 1)
+        for slot in range(first, stop):
+            row = codes[slot] >> 1
+            slot_scores[slot, k] = scores[row, k]
+            slot_thresholds[slot, k] = thresholds[row, k]
+    for slot in range(first, stop):
+        codes[slot] = 2 * slot + (codes[slot] & 1)
 
 
 @kernel(inline="always")

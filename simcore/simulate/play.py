@@ -35,8 +35,8 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.bridge.model import (MAX_RUNGS, MEAN_MISTAKE_IMPS, _poisson, take_board, _vulnerability, deal_board, draw_ns_score, field_sigma,
-                                  imps_lost_rate, mistakes_cost, poisson_step)
+from simcore.bridge.model import (MAX_RUNGS, MEAN_MISTAKE_IMPS, _poisson, _vulnerability, deal_board, draw_ns_score,
+                                  field_sigma, imps_lost_rate, mistakes_cost, poisson_step, take_boards)
 from simcore.movements.swiss import standings_order, swiss_first_round, swiss_pair_round
 from simcore.movements.seating import SessionRows as Rows  # seating's rows, played here as they are
 from simcore.rng import normal, seed_stream, uniform
@@ -143,7 +143,7 @@ def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, ou
         max_boards = max(max_boards, sessions.boards[s])
     pair_strength = np.empty(max_entries)
     codes = np.empty(max_boards + 1, np.int64)
-    # the session's boards: their ladders copied out of the pool (``take_board``), row = board number
+    # the session's boards: their ladders copied out of the pool (``take_boards``), row = board number
     ladders = Deals(np.empty((max_boards + 1, MAX_RUNGS), np.int32), np.empty((max_boards + 1, MAX_RUNGS)), 0)
     rates = _Rates(np.empty(2 * max_entries), np.empty(2 * max_entries), np.empty(2 * max_entries, np.int64))
     for s in range(sessions.index.shape[0]):
@@ -155,9 +155,9 @@ def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, ou
         e0, e1 = sessions.entry_start[s], sessions.entry_start[s + 1]
         sigma = _session_form(t_row, entries, e0, e1, model, st, pair_strength)
         for board in range(1, sessions.boards[s] + 1):
-            codes[board] = take_board(deals.scores, deals.thresholds,
-                                      deal_board(deals.n_deals, _vulnerability(board), st), board, ladders.scores,
-                                      ladders.thresholds)
+            codes[board] = deal_board(deals.n_deals, _vulnerability(board), st)
+        take_boards(deals.scores, deals.thresholds, codes, 1, sessions.boards[s] + 1, ladders.scores,
+                    ladders.thresholds)
         t = sessions.trav_start[s]
         for r in range(r0, r1):
             t = _play_row(rows, r, entries, e0, pair_strength, codes, ladders, model.alpha, sigma, st, out, dest, t)

@@ -296,11 +296,13 @@ def latent_score(scores, thresholds, code, q):
     return -s if code & 1 else s
 
 
-def take_board(scores, thresholds, code, slot, slot_scores, slot_thresholds):
-    """Board ``code``'s pool row copied into row ``slot`` (lists of lists); its code there."""
-    slot_scores[slot] = list(scores[code // 2])
-    slot_thresholds[slot] = list(thresholds[code // 2])
-    return 2 * slot + code % 2
+def take_boards(scores, thresholds, codes, first, stop, slot_scores, slot_thresholds):
+    """Boards codes[first:stop]'s pool rows copied into rows first..stop-1 (lists of lists); codes replaced by
+    their codes there."""
+    for slot in range(first, stop):
+        slot_scores[slot] = list(scores[codes[slot] // 2])
+        slot_thresholds[slot] = list(thresholds[codes[slot] // 2])
+        codes[slot] = 2 * slot + codes[slot] % 2
 
 
 def draw_ns_score(scores, thresholds, code, s_ns, s_ew, alpha, sigma, rs):
@@ -468,6 +470,6 @@ def gap_boards(scores, thresholds, n, gaps, alpha, sigma, key, n_boards):
 
 
 __all__ = ["bridge_score", "board_vulnerability", "make_deal", "ladder", "build_deal", "cut_points",
-           "fast_normal", "board_code", "deal_board", "field_sigma", "latent_score", "take_board", "draw_ns_score",
+           "fast_normal", "board_code", "deal_board", "field_sigma", "latent_score", "take_boards", "draw_ns_score",
            "play_board", "play_boards", "deal_session", "mitchell_layout", "play_mitchell",
            "imps_lost_rate", "draw_imps_lost", "field_boards", "gap_boards"]
