@@ -796,16 +796,15 @@ def take_boards(scores, thresholds, codes, first, stop, slot_scores, slot_thresh
     ``draw_ns_score`` on (slot_scores, slot_thresholds, new code) gives the
     same scores as on the pool with the old code.  A session's boards are
     random rows of a pool of several MB, each played at many tables: the
-    table-draw loop then reads a few KB that stay in cache.  The copy runs
-    rung by rung across the boards, so the loads that miss the cache (one
-    board after another) are independent and overlap.
+    table-draw loop then reads a few KB that stay in cache, and the copy's
+    loads, a few vector instructions a board, miss the cache together.
     """
-    for k in range(MAX_RUNGS):
-        for slot in range(first, stop):
-            row = codes[slot] >> 1
-            slot_scores[slot, k] = scores[row, k]
-            slot_thresholds[slot, k] = thresholds[row, k]
     for slot in range(first, stop):
+        row = codes[slot] >> 1
+        for k in range(MAX_RUNGS):
+            slot_scores[slot, k] = scores[row, k]
+        for k in range(MAX_RUNGS):
+            slot_thresholds[slot, k] = thresholds[row, k]
         codes[slot] = 2 * slot + (codes[slot] & 1)
 
 

@@ -179,7 +179,7 @@ def _play_row(rows, r, entries, e0, pair_strength, codes, ladders, alpha, sigma,
     for k in range(rows.n_boards[r]):
         board = first + k
         score = draw_ns_score(ladders.scores, ladders.thresholds, codes[board], s_ns, s_ew, alpha, sigma, st)
-        at = dest[t]
+        at = np.uint64(dest[t])  # unsigned: no negative-index wrap on each of the eight stores
         out.round[at] = rnd
         out.board[at] = board
         out.table[at] = table
