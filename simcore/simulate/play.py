@@ -45,6 +45,12 @@ from simcore.scoring.imp_scale import imps, victory_points
 
 _PLAY_SALT = 7  # stream label of session play (the world uses 0..3 per week)
 
+# Helpers called only from other kernels (never from Python) compile without numba's Python entry wrapper, which
+# unboxes every array of every bundle they take (as world.plan's helpers).  _step: also without reference counting
+# (see _jit.kernel): they allocate nothing and their arrays are the caller's.
+_inner = kernel(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+_step = kernel(refcount=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
 
 class Sessions(NamedTuple):
     """Sessions played from fixed rows (S)."""
@@ -167,7 +173,7 @@ def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, ou
             _add_boards_declared(entries, e0, e1, rates.declared, card.boards)
 
 
-@kernel(refcount=False)  # called per row: no reference counting (atomic increments on ~20 arrays a call)
+@_step  # called per row: no reference counting (atomic increments on ~20 arrays a call)
 def _play_row(rows, r, entries, e0, pair_strength, codes, ladders, alpha, sigma, st, out, dest, t):
     """Row r's boards (one NS score each, ``draw_ns_score`` on board codes[board] of ``ladders``) into
     travellers t, t+1, ... (stored at ``out[dest[t]]``); returns the next traveller."""
@@ -192,7 +198,7 @@ def _play_row(rows, r, entries, e0, pair_strength, codes, ladders, alpha, sigma,
     return t
 
 
-@kernel(refcount=False)  # a small step called per session or row: no reference counting
+@_step  # a small step called per session or row: no reference counting
 def _session_form(t_row, entries, e0, e1, model, st, pair_strength):
     """Each pair's strength for the session (grade points) into ``pair_strength``; returns the noise scale.
 
@@ -216,7 +222,7 @@ class _Rates(NamedTuple):
     declared: np.ndarray  # int64: boards declared in the session so far
 
 
-@kernel(refcount=False)  # a small step called per session: no reference counting
+@_step  # a small step called per session: no reference counting
 def _declarer_rates(t_row, entries, e0, e1, model, offset, rates):
     """Each player's mistakes per board declared at their card play on the day (``draw_imps_lost`` over
     one board: true strength + offset; ``imps_lost_rate`` / MEAN_MISTAKE_IMPS), its exp(-mu), and no
@@ -236,7 +242,7 @@ def _declarer_rates(t_row, entries, e0, e1, model, offset, rates):
 _POISSON_CHUNK = 400.0  # bridge.model._poisson draws a mean in chunks of at most this
 
 
-@kernel(refcount=False)  # called per session: no reference counting
+@_step  # called per session: no reference counting
 def _card_play_rows(rows, r0, r1, rates, st, imps, entries, e0):
     """Card play on the travellers of rows r0..r1, in written order (``_declare`` each)."""
     for r in range(r0, r1):
@@ -245,7 +251,7 @@ def _card_play_rows(rows, r0, r1, rates, st, imps, entries, e0):
             _declare(j_ns, j_ew, rates, st, imps, entries, e0)
 
 
-@kernel(refcount=False)  # called per session: no reference counting
+@_step  # called per session: no reference counting
 def _card_play_seats(seats, rates, st, imps, entries, e0):
     """Card play on travellers whose (NS, EW) entry offsets are the rows of ``seats``, in order."""
     for i in range(seats.shape[0]):
@@ -276,7 +282,7 @@ def _declare(j_ns, j_ew, rates, st, imps, entries, e0):
         imps[entries.a[e] if (j & 1) == 0 else entries.b[e]] += lost
 
 
-@kernel(refcount=False)  # a small step called per session: no reference counting
+@_step  # a small step called per session: no reference counting
 def _add_boards_declared(entries, e0, e1, declared, boards):
     """Add each player's boards declared in the session to ``boards`` (by player)."""
     for e in range(e0, e1):
@@ -338,7 +344,7 @@ def play_swiss_sessions(key, sessions, entries, dest, strength, deals, model, ou
             _add_boards_declared(entries, e0, e1, rates.declared, card.boards)
 
 
-@kernel
+@_inner
 def _swiss_entrants(entry_team, e0, e1, teams):
     """(n, 2) entry offsets of each entrant: a team's two pairs, or a pair twice."""
     if teams:
@@ -357,7 +363,7 @@ def _swiss_entrants(entry_team, e0, e1, teams):
     return members
 
 
-@kernel
+@_inner
 def _pair_swiss_round(r, n, points, played, had_bye, st, order, a, b):
     """Round r's matches into a, b; returns the entrant with the bye (-1 none).
 
@@ -386,7 +392,7 @@ def _pair_swiss_round(r, n, points, played, had_bye, st, order, a, b):
     return bye
 
 
-@kernel
+@_inner
 def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, pair_strength, deals, model, sigma,
                       st, out, dest, t, seats, margin):
     """Play round r's boards at every table from traveller t (stored at ``out[dest[t]]``, its NS and EW
@@ -439,7 +445,7 @@ def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, p
     return t
 
 
-@kernel(refcount=False)  # a small step called per session or row: no reference counting
+@_step  # a small step called per session or row: no reference counting
 def _update_standings(a, b, margin, in_vps, bpr, played, points):
     """Record the round's meetings and add each side's VPs (or match MP %) to the standings."""
     for m in range(a.shape[0]):
