@@ -17,7 +17,9 @@ pool (``IOFF``, ``ICAP``), sized to that entity's history (``grow_rings``),
 so a national population's rings take what its players actually keep —  with, per session, its board-clock position E (boards
 of the entity up to the end of the session), span x, weight factor φ and
 session grade g, and running cumulative sums of φx, φx(E − x/2), φgx and
-φgx(E − x/2).  With the clock T, a session fully inside a linear segment
+φgx(E − x/2); the entity's row repeats its newest session's sums, clock
+position and day, so that at national scale (state far larger than the
+caches) a grade reads one ring row, the oldest, and an append writes one.  With the clock T, a session fully inside a linear segment
 K = α + βb of the kernel has weight φx(α + β(T − E + x/2)), so the weights
 of every session inside a segment come from two cumulative-sum lookups,
 located by binary search on E: O(segments · log n) per grade, no matter how
@@ -35,23 +37,31 @@ import math
 from collections import namedtuple
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from simcore._jit import kernel
 
 SHAPES = ("line", "exponential", "rectangle", "trapezium")
 
-# ring_f columns
-RE, RX, RB, RPHI, RG, CA, CB, CC, CD = range(9)
-N_RF = 9
-# ring_i columns
-RDAY, RPID, RSEQ = range(3)
-N_RI = 3
-# ent_f columns: clock, cumulative bases, exponential reference, initial grade, real boards in the ring
-ET, BA, BB, BC, BD, EREF, EINIT, EBOARDS = range(8)
-N_EF = 8
-# ent_i columns: oldest slot, count, boards ever, reached 300 (padding off), sessions ever, appended since
-# rebuild, where the entity's ring starts in the shared pool and its capacity (a power of two)
-IHEAD, ICNT, ITOTAL, IEVER, ISESS, IDIRTY, IOFF, ICAP = range(8)
+# ring_f columns: a row is 64 bytes on a 64-byte boundary (one cache line: the oldest session, read
+# by every grade and eviction, costs one line)
+RE, RX, RPHI, RG, CA, CB, CC, CD = range(8)
+N_RF = 8
+# ring_i columns: day of play, partnership, sequence number, real boards (32 bytes, aligned)
+RDAY, RPID, RSEQ, RB = range(4)
+N_RI = 4
+# ent_f columns: clock, cumulative bases, exponential reference, initial grade, real boards in the ring,
+# then the newest session's cumulative sums and clock position (copies of its ring row, so a grade and
+# an append need only the entity's rows and the oldest session: at national scale every ring row read
+# is a cache miss); 16 columns, 128 bytes aligned
+ET, BA, BB, BC, BD, EREF, EINIT, EBOARDS, LA, LB, LC, LD, LE = range(13)
+N_EF = 16
+# ent_i columns: oldest slot, count, boards ever, reached 300 (padding off), sessions ever, the newest
+# session's day, where the entity's ring starts in the shared pool and its capacity (a power of two)
+IHEAD, ICNT, ITOTAL, IEVER, ISESS, ILDAY, IOFF, ICAP = range(8)
 N_EI = 8
 
 
@@ -104,6 +114,51 @@ def kernel_integral(u, v, sh):
     return total
 
 
+@intrinsic
+def prefetch(typingctx, arr, row, col):
+    """Ask the CPU to start loading the cache line of ``arr[row, col]`` (a 2-D array) and go on.
+
+    A hint, nothing more: no value changes, and an address past the array is harmless (x86's
+    prefetch never faults).  At national scale a player's rows are a cache miss wherever they are
+    first read; issued one session ahead, the misses of a session's players overlap instead of
+    queueing one behind the other.
+    """
+    def codegen(context, builder, sig, args):
+        aryty = sig.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer2(context, builder, data=ary.data,
+                                        shape=cgutils.unpack_tuple(builder, ary.shape),
+                                        strides=cgutils.unpack_tuple(builder, ary.strides), layout=aryty.layout,
+                                        inds=[args[1], args[2]], wraparound=False, boundscheck=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep in every cache level
+        return context.get_dummy_value()
+    return types.none(arr, types.intp, types.intp), codegen
+
+
+@kernel(inline="always", refcount=False)
+def prefetch_entity(ent_f, ent_i, ent):
+    """Start loading an entity's rows (ent_f: two lines)."""
+    prefetch(ent_i, ent, 0)
+    prefetch(ent_f, ent, 0)
+    prefetch(ent_f, ent, 8)
+
+
+@kernel(inline="always", refcount=False)
+def prefetch_ring_ends(ring_f, ring_i, ent_i, ent):
+    """Start loading an entity's oldest session (every grade reads it) and the row its next session
+    goes to (reads its entity row: prefetch that first, some time before)."""
+    p = _phys(ent_i, ent, 0)
+    prefetch(ring_f, p, 0)
+    prefetch(ring_i, p, 0)
+    p = _phys(ent_i, ent, ent_i[ent, ICNT])
+    prefetch(ring_f, p, 0)
+    prefetch(ring_i, p, 0)
+
+
 @kernel(inline="always", refcount=False)
 def _phys(ent_i, ent, i):
     """Pool row of the entity's logical session i (0 = oldest)."""
@@ -131,17 +186,40 @@ def _values(E, x, phi, g, tau, eref):
 
 
 @kernel(inline="always", refcount=False)
-def rebuild_cum(ring_f, ent_f, ent_i, ent, first, tau):
-    """Recompute the cumulative sums from logical session ``first`` on."""
+def rebuild_cum(ring_f, ring_i, ent_f, ent_i, ent, first, tau, appended):
+    """Recompute the cumulative sums from logical session ``first`` on, then the newest's copies.
+
+    ``appended``: session ``first`` was appended after the newest, whose sums the entity row holds
+    (the same numbers as its ring row, read without touching that row).
+    """
     n = ent_i[ent, ICNT]
+    if first == 0:
+        sa, sb, sc, sd = ent_f[ent, BA], ent_f[ent, BB], ent_f[ent, BC], ent_f[ent, BD]
+    elif appended:
+        sa, sb, sc, sd = ent_f[ent, LA], ent_f[ent, LB], ent_f[ent, LC], ent_f[ent, LD]
+    else:
+        p = _phys(ent_i, ent, first - 1)
+        sa, sb, sc, sd = ring_f[p, CA], ring_f[p, CB], ring_f[p, CC], ring_f[p, CD]
     for i in range(first, n):
         p = _phys(ent_i, ent, i)
         va, vb, vc, vd = _values(ring_f[p, RE], ring_f[p, RX], ring_f[p, RPHI], ring_f[p, RG],
                                  tau, ent_f[ent, EREF])
-        ring_f[p, CA] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CA, BA) + va
-        ring_f[p, CB] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CB, BB) + vb
-        ring_f[p, CC] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CC, BC) + vc
-        ring_f[p, CD] = _cum(ring_f, ent_f, ent_i, ent, i - 1, CD, BD) + vd
+        sa += va
+        sb += vb
+        sc += vc
+        sd += vd
+        ring_f[p, CA] = sa
+        ring_f[p, CB] = sb
+        ring_f[p, CC] = sc
+        ring_f[p, CD] = sd
+    ent_f[ent, LA] = sa
+    ent_f[ent, LB] = sb
+    ent_f[ent, LC] = sc
+    ent_f[ent, LD] = sd
+    if n > 0:
+        p = _phys(ent_i, ent, n - 1)
+        ent_f[ent, LE] = ring_f[p, RE]
+        ent_i[ent, ILDAY] = ring_i[p, RDAY]
 
 
 @kernel(inline="always", refcount=False)
@@ -194,8 +272,8 @@ def current_grade(ring_f, ent_f, ent_i, ent, sh, pad_boards):
     if n > 0:
         if sh.tau > 0.0:
             scale = np.exp(-(T - ent_f[ent, EREF]) / sh.tau)
-            sw = (_cum(ring_f, ent_f, ent_i, ent, n - 1, CA, BA) - ent_f[ent, BA]) * scale
-            sgw = (_cum(ring_f, ent_f, ent_i, ent, n - 1, CC, BC) - ent_f[ent, BC]) * scale
+            sw = (ent_f[ent, LA] - ent_f[ent, BA]) * scale  # LA: the newest session's cumulative sum
+            sgw = (ent_f[ent, LC] - ent_f[ent, BC]) * scale
         else:
             m = sh.n_seg
             p0 = _phys(ent_i, ent, 0)
@@ -212,18 +290,22 @@ def current_grade(ring_f, ent_f, ent_i, ent, sh, pad_boards):
                 else:
                     i_hi = _search(ring_f, ent_i, ent, n, T - k0) - 1
                 if i_lo <= i_hi:
-                    ph = _phys(ent_i, ent, i_hi)
+                    if i_hi == n - 1:  # the newest: its sums are copied in the entity row
+                        ha, hb, hc, hd = ent_f[ent, LA], ent_f[ent, LB], ent_f[ent, LC], ent_f[ent, LD]
+                    else:
+                        ph = _phys(ent_i, ent, i_hi)
+                        ha, hb, hc, hd = ring_f[ph, CA], ring_f[ph, CB], ring_f[ph, CC], ring_f[ph, CD]
                     if i_lo > 0:
                         pl = _phys(ent_i, ent, i_lo - 1)
-                        a_sum = ring_f[ph, CA] - ring_f[pl, CA]
-                        b_sum = ring_f[ph, CB] - ring_f[pl, CB]
-                        c_sum = ring_f[ph, CC] - ring_f[pl, CC]
-                        d_sum = ring_f[ph, CD] - ring_f[pl, CD]
+                        a_sum = ha - ring_f[pl, CA]
+                        b_sum = hb - ring_f[pl, CB]
+                        c_sum = hc - ring_f[pl, CC]
+                        d_sum = hd - ring_f[pl, CD]
                     else:
-                        a_sum = ring_f[ph, CA] - ent_f[ent, BA]
-                        b_sum = ring_f[ph, CB] - ent_f[ent, BB]
-                        c_sum = ring_f[ph, CC] - ent_f[ent, BC]
-                        d_sum = ring_f[ph, CD] - ent_f[ent, BD]
+                        a_sum = ha - ent_f[ent, BA]
+                        b_sum = hb - ent_f[ent, BB]
+                        c_sum = hc - ent_f[ent, BC]
+                        d_sum = hd - ent_f[ent, BD]
                     sw += (alpha + beta * T) * a_sum - beta * b_sum
                     sgw += (alpha + beta * T) * c_sum - beta * d_sum
             # sessions straddling a knot: integrate exactly (each once, at its first knot)
@@ -267,8 +349,11 @@ def add_session(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pi
     """
     n = ent_i[ent, ICNT]
     q = n
-    while q > 0 and ring_i[_phys(ent_i, ent, q - 1), RDAY] > day:
-        q -= 1
+    # ILDAY, LE: the newest session's day and clock, copied in the entity row (its ring row is not read)
+    if n > 0 and ent_i[ent, ILDAY] > day:
+        q = n - 1
+        while q > 0 and ring_i[_phys(ent_i, ent, q - 1), RDAY] > day:
+            q -= 1
     for i in range(n, q, -1):  # shift newer sessions up one slot
         src = _phys(ent_i, ent, i - 1)
         dst = _phys(ent_i, ent, i)
@@ -279,23 +364,27 @@ def add_session(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pi
         ring_f[dst, RE] += span
     ent_i[ent, ICNT] = n + 1
     p = _phys(ent_i, ent, q)
-    prev_e = ring_f[_phys(ent_i, ent, q - 1), RE] if q > 0 else ent_f[ent, ET] - _ages_oldest(
-        ring_f, ent_f, ent_i, ent, n, q)
+    if q == n and n > 0:
+        prev_e = ent_f[ent, LE]
+    elif q > 0:
+        prev_e = ring_f[_phys(ent_i, ent, q - 1), RE]
+    else:
+        prev_e = ent_f[ent, ET] - _ages_oldest(ring_f, ent_f, ent_i, ent, n, q)
     ring_f[p, RE] = prev_e + span
     ring_f[p, RX] = span
-    ring_f[p, RB] = boards
     ring_f[p, RPHI] = phi
     ring_f[p, RG] = g
     ring_i[p, RDAY] = day
     ring_i[p, RPID] = pid
     ring_i[p, RSEQ] = seq
+    ring_i[p, RB] = boards
     ent_f[ent, ET] += span
     if tau > 0.0 and (ent_f[ent, ET] - ent_f[ent, EREF]) / tau > 300.0:
         ent_f[ent, EREF] = ent_f[ent, ET]  # rebase the exponential sums
         ent_f[ent, BA] = ent_f[ent, BB] = ent_f[ent, BC] = ent_f[ent, BD] = 0.0
-        rebuild_cum(ring_f, ent_f, ent_i, ent, 0, tau)
+        rebuild_cum(ring_f, ring_i, ent_f, ent_i, ent, 0, tau, False)
     else:
-        rebuild_cum(ring_f, ent_f, ent_i, ent, q, tau)
+        rebuild_cum(ring_f, ring_i, ent_f, ent_i, ent, q, tau, q == n)
     ent_i[ent, ITOTAL] += int(boards)
     ent_i[ent, ISESS] += 1
     ent_f[ent, EBOARDS] += boards
@@ -315,9 +404,9 @@ def remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau):
     """Remove logical session q (a corrected session), keeping the others' ages consistent."""
     n = ent_i[ent, ICNT]
     span = ring_f[_phys(ent_i, ent, q), RX]
-    boards = ring_f[_phys(ent_i, ent, q), RB]
+    boards = ring_i[_phys(ent_i, ent, q), RB]
     if q == 0:
-        pop_oldest(ring_f, ent_f, ent_i, ent)
+        pop_oldest(ring_f, ring_i, ent_f, ent_i, ent)
         ent_i[ent, ITOTAL] -= int(boards)
         return
     for i in range(q, n - 1):
@@ -332,16 +421,16 @@ def remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau):
     ent_f[ent, ET] -= span
     ent_i[ent, ITOTAL] -= int(boards)
     ent_f[ent, EBOARDS] -= boards
-    rebuild_cum(ring_f, ent_f, ent_i, ent, q, tau)
+    rebuild_cum(ring_f, ring_i, ent_f, ent_i, ent, q, tau, False)
 
 
 @kernel(inline="always", refcount=False)
-def pop_oldest(ring_f, ent_f, ent_i, ent):
+def pop_oldest(ring_f, ring_i, ent_f, ent_i, ent):
     """Drop the oldest session (left the window or the three years)."""
     p = _phys(ent_i, ent, 0)
     for k in range(4):
         ent_f[ent, BA + k] = ring_f[p, CA + k]
-    ent_f[ent, EBOARDS] -= ring_f[p, RB]
+    ent_f[ent, EBOARDS] -= ring_i[p, RB]
     ent_i[ent, IHEAD] = (ent_i[ent, IHEAD] + 1) & (ent_i[ent, ICAP] - 1)
     ent_i[ent, ICNT] -= 1
 
@@ -354,6 +443,16 @@ MIN_CAPACITY = 16
 RESERVE_PER_ENTITY = 128  # pool rows allocated up front per entity (sessions of a regular player's window)
 
 
+def aligned_zeros(shape, dtype=np.float64, align: int = 128) -> np.ndarray:
+    """``np.zeros`` whose first byte sits on an ``align``-byte boundary, so that fixed-size rows
+    (64-byte ring rows, 128-byte entity rows) never straddle a cache line (numpy only promises 16)."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    buf = np.zeros(nbytes + align, np.uint8)
+    skip = -buf.ctypes.data % align
+    return buf[skip:skip + nbytes].view(dtype).reshape(shape)
+
+
 def new_pool(n_ent: int):
     """(ring_f, ring_i, ent_f, ent_i, used) for ``n_ent`` entities with empty rings of MIN_CAPACITY.
 
@@ -362,11 +461,11 @@ def new_pool(n_ent: int):
     cost memory only once a ring reaches them, and growing rings rarely
     need the pool itself reallocated and copied.
     """
-    ring_f = np.zeros((n_ent * RESERVE_PER_ENTITY, N_RF))
-    ring_i = np.zeros((n_ent * RESERVE_PER_ENTITY, N_RI), np.int64)
-    ent_f = np.zeros((n_ent, N_EF))
+    ring_f = aligned_zeros((n_ent * RESERVE_PER_ENTITY, N_RF))
+    ring_i = aligned_zeros((n_ent * RESERVE_PER_ENTITY, N_RI), np.int64)
+    ent_f = aligned_zeros((n_ent, N_EF))
     ent_f[:, EINIT] = np.nan
-    ent_i = np.zeros((n_ent, N_EI), np.int64)
+    ent_i = aligned_zeros((n_ent, N_EI), np.int64)
     ent_i[:, IOFF] = np.arange(n_ent) * MIN_CAPACITY
     ent_i[:, ICAP] = MIN_CAPACITY
     return ring_f, ring_i, ent_f, ent_i, n_ent * MIN_CAPACITY
@@ -380,7 +479,14 @@ def add_entities(ring_f, ring_i, ent_f, ent_i, used: int, n_new: int):
     ei[:, IOFF] = used + np.arange(n_new) * MIN_CAPACITY
     ei[:, ICAP] = MIN_CAPACITY
     ring_f, ring_i = _reserve(ring_f, ring_i, used + n_new * MIN_CAPACITY, used)
-    return ring_f, ring_i, np.concatenate([ent_f, ef]), np.concatenate([ent_i, ei]), used + n_new * MIN_CAPACITY
+    return ring_f, ring_i, _stacked(ent_f, ef), _stacked(ent_i, ei), used + n_new * MIN_CAPACITY
+
+
+def _stacked(a, b):
+    out = aligned_zeros((len(a) + len(b), a.shape[1]), a.dtype)
+    out[:len(a)] = a
+    out[len(a):] = b
+    return out
 
 
 def _reserve(ring_f, ring_i, rows: int, used: int | None = None):
@@ -393,8 +499,8 @@ def _reserve(ring_f, ring_i, rows: int, used: int | None = None):
         return ring_f, ring_i
     n = max(rows, 2 * ring_f.shape[0])
     used = ring_f.shape[0] if used is None else used
-    rf = np.zeros((n, N_RF))
-    ri = np.zeros((n, N_RI), np.int64)
+    rf = aligned_zeros((n, N_RF))
+    ri = aligned_zeros((n, N_RI), np.int64)
     rf[:used] = ring_f[:used]
     ri[:used] = ring_i[:used]
     return rf, ri

@@ -76,7 +76,7 @@ from simcore._jit import kernel
 from simcore.results import EVENT_BLACK, EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE
 from simcore.schemes import PlayerTable, SchemeBase
 from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities,
-                    add_session, current_grade, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
+                    add_session, prefetch, prefetch_entity, prefetch_ring_ends, current_grade, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
                     ring_boards)
 from simcore.schemes.field import standard_score, strength_of_opponents
 
@@ -138,10 +138,11 @@ class Params:
 class NGSState:
     """Struct of arrays.  Entities: players 0..P−1, then tracked partnerships P + pid.
 
-    ring_f (rows, 9) / ring_i (rows, 3): the pool of every entity's ring of
+    ring_f (rows, 8) / ring_i (rows, 4): the pool of every entity's ring of
     sessions (see decay.py), ``pool_used`` rows of it handed out;
-    ent_f (N, 8) / ent_i (N, 8): clock, bases, initial grade / ring head,
-    count, boards ever, reached 300, sessions, ring offset and capacity.  pair_count (K, 2): sessions in
+    ent_f (N, 16) / ent_i (N, 8): clock, bases, initial grade, the newest
+    session's sums / ring head, count, boards ever, reached 300, sessions,
+    the newest session's day, ring offset and capacity.  pair_count (K, 2): sessions in
     the lower-id / higher-id player's ring with partnership k (RPCF).
     member, at_start, explicit (P): the PlayerTable.  seq_base: sessions
     processed before (sequence numbers for corrections).  changes: bumped by every ``apply`` and ``grow``;
@@ -202,7 +203,7 @@ def _evict(rg, ent, day, c, tau, is_player):
             break
         if is_player:
             _count_partnership(rg, rg.ring_i[p, RPID], ent, -1)
-        pop_oldest(rg.ring_f, rg.ent_f, rg.ent_i, ent)
+        pop_oldest(rg.ring_f, rg.ring_i, rg.ent_f, rg.ent_i, ent)
 
 
 @kernel(inline="always", refcount=False)
@@ -406,13 +407,40 @@ def _add_to_histories(ss, pp, rg, s, seq_base, c, sh, tmp):
 
 
 @kernel(refcount=False)
+def _prefetch_session(ss, pp, rg, s, n_players, n_tracked, rings):
+    """Start loading what session ``s`` will read: its entities' rows, or (``rings``) the ring rows
+    those rows point to.  Called two and one sessions ahead: values are unchanged, only the cache
+    misses of a national population's state overlap (a hint, no effect on any number)."""
+    for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
+        pid = pp.partnership[e]
+        for j in range(3):
+            if j < 2:
+                ent = pp.players[e, j]
+            elif pid < n_tracked:
+                ent = n_players + pid
+            else:
+                break
+            if rings:
+                prefetch_ring_ends(rg.ring_f, rg.ring_i, rg.ent_i, ent)
+            else:
+                prefetch_entity(rg.ent_f, rg.ent_i, ent)
+        if not rings and pid < rg.pair_count.shape[0]:
+            prefetch(rg.pair_count, pid, 0)
+
+
+@kernel(refcount=False)
 def _apply_kernel(ss, pp, rg, n_players, n_tracked, seq_base, c, sh, tmp, want_after, first_index):
     """Grade sessions ss.order[first_index:], returning the index reached.
 
     Returns len(order) when done, or the index of a session that needs a
     ring with more room (the caller grows the state and calls again).
     """
-    for k in range(first_index, ss.order.shape[0]):
+    n_order = ss.order.shape[0]
+    for k in range(first_index, n_order):
+        if k + 2 < n_order:
+            _prefetch_session(ss, pp, rg, ss.order[k + 2], n_players, n_tracked, False)
+        if k + 1 < n_order:
+            _prefetch_session(ss, pp, rg, ss.order[k + 1], n_players, n_tracked, True)
         s = ss.order[k]
         if ss.kind[s] == KIND_ONLINE:
             continue
@@ -449,6 +477,9 @@ def _apply_kernel(ss, pp, rg, n_players, n_tracked, seq_base, c, sh, tmp, want_a
 @kernel(refcount=False)
 def _grades_all(rg, first, stop, day, c, sh, is_player, out):
     for ent in range(first, stop):
+        if ent + 16 < stop:  # entity rows come in order (the hardware prefetches them), ring rows do not
+            prefetch(rg.ring_f, _phys(rg.ent_i, ent + 16, 0), 0)
+            prefetch(rg.ring_i, _phys(rg.ent_i, ent + 16, 0), 0)
         if rg.ent_i[ent, ISESS] == 0:
             out[ent - first] = np.nan
             continue
