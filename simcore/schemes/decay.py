@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
@@ -115,7 +116,7 @@ def kernel_integral(u, v, sh):
 
 
 @intrinsic
-def prefetch(typingctx, arr, row, col):
+def _prefetch_line(typingctx, arr, row, col):
     """Ask the CPU to start loading the cache line of ``arr[row, col]`` (a 2-D array) and go on.
 
     A hint, nothing more: no value changes, and an address past the array is harmless (x86's
@@ -137,6 +138,13 @@ def prefetch(typingctx, arr, row, col):
         builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep in every cache level
         return context.get_dummy_value()
     return types.none(arr, types.intp, types.intp), codegen
+
+
+def _no_prefetch(arr, row, col):
+    """``prefetch`` as plain Python (NUMBA_DISABLE_JIT=1): nothing to do."""
+
+
+prefetch = _no_prefetch if numba.config.DISABLE_JIT else _prefetch_line
 
 
 @kernel(inline="always", refcount=False)
