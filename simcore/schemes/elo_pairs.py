@@ -546,15 +546,29 @@ def _established_pairs(st, day, later, established_sessions, stale_days, sel, ra
     return n
 
 
-@kernel
-def _fit_kernel(pair_a, pair_b, r, w, ridge, lower, x, tol, max_iter):
+FitWork = namedtuple("FitWork", "count wsum wrsum compact player start fill partner w_slot r_slot xc pull denom")
+"""The fit's work arrays (``_fit_work``), allocated by the caller so the kernel allocates nothing."""
+
+
+def _fit_work(n_players: int, n_pairs: int) -> FitWork:
+    n, m2 = int(n_players), 2 * int(n_pairs)
+    i64 = np.int64
+    return FitWork(count=np.zeros(n, i64), wsum=np.zeros(n), wrsum=np.zeros(n), compact=np.empty(n, i64),
+                   player=np.empty(n, i64), start=np.zeros(n + 1, i64), fill=np.empty(n, i64),
+                   partner=np.empty(m2, i64), w_slot=np.empty(m2), r_slot=np.empty(m2), xc=np.empty(n),
+                   pull=np.empty(n), denom=np.empty(n))
+
+
+@kernel(refcount=False)
+def _fit_kernel(pair_a, pair_b, r, w, ridge, lower, x, tol, max_iter, work):
     """Projected Gauss–Seidel for the bounded ridge least-squares fit.
 
     Minimises Σ_k w_k ((x_a + x_b)/2 − r_k)² + ridge·Σ_i W_i (x_i − prior_i)²
     subject to x ≥ lower, where W_i = Σ w over the pairs of player i and
     prior_i their w-weighted mean rating.  ``x`` (P, Elo points) holds the
     warm start (NaN: start at max(prior_i, lower)) and receives the solution;
-    players with no pair get NaN.  Returns the number of sweeps.
+    players with no pair get NaN.  ``work``: fresh ``_fit_work(P, M)``.
+    Returns the number of sweeps.
 
     The sweeps visit the players with pairs in ascending id, each summing over
     his pairs in the order (pairs where he is ``pair_a``, then ``pair_b``, each
@@ -565,9 +579,9 @@ def _fit_kernel(pair_a, pair_b, r, w, ridge, lower, x, tol, max_iter):
     """
     n = x.shape[0]
     m = r.shape[0]
-    count = np.zeros(n + 1, np.int64)
-    wsum = np.zeros(n)
-    wrsum = np.zeros(n)
+    count, wsum, wrsum, compact = work.count, work.wsum, work.wrsum, work.compact
+    player, start, fill = work.player, work.start, work.fill
+    partner, w_slot, r_slot, xc, pull, denom = work.partner, work.w_slot, work.r_slot, work.xc, work.pull, work.denom
     for k in range(m):  # Σ over the pair ends in the order a..., b...
         count[pair_a[k]] += 1
         wsum[pair_a[k]] += w[k]
@@ -576,23 +590,16 @@ def _fit_kernel(pair_a, pair_b, r, w, ridge, lower, x, tol, max_iter):
         count[pair_b[k]] += 1
         wsum[pair_b[k]] += w[k]
         wrsum[pair_b[k]] += w[k] * r[k]
-    compact = np.full(n, -1, np.int64)
     n_act = 0
     for i in range(n):
         if count[i] > 0:
             compact[i] = n_act
+            player[n_act] = i
+            start[n_act + 1] = start[n_act] + count[i]
+            fill[n_act] = start[n_act]
             n_act += 1
-    player = np.empty(n_act, np.int64)
-    start = np.zeros(n_act + 1, np.int64)
-    for i in range(n):
-        c = compact[i]
-        if c >= 0:
-            player[c] = i
-            start[c + 1] = start[c] + count[i]
-    fill = start[:n_act].copy()
-    partner = np.empty(2 * m, np.int64)
-    w_slot = np.empty(2 * m)
-    r_slot = np.empty(2 * m)
+        else:
+            compact[i] = -1
     for k in range(m):
         c = compact[pair_a[k]]
         partner[fill[c]] = compact[pair_b[k]]
@@ -605,19 +612,16 @@ def _fit_kernel(pair_a, pair_b, r, w, ridge, lower, x, tol, max_iter):
         w_slot[fill[c]] = w[k]
         r_slot[fill[c]] = r[k]
         fill[c] += 1
-    xc = np.empty(n_act)
-    pull = np.empty(n_act)  # 2·ridge·W_i·prior_i
-    denom = np.empty(n_act)  # W_i/2 + 2·ridge·W_i
     for c in range(n_act):
         i = player[c]
         prior = wrsum[i] / wsum[i]
         wi = 0.0
         for t in range(start[c], start[c + 1]):
             wi += w_slot[t]
-        pull[c] = 2.0 * ridge * wi * prior
-        denom[c] = 0.5 * wi + 2.0 * ridge * wi
+        pull[c] = 2.0 * ridge * wi * prior  # 2·ridge·W_i·prior_i
+        denom[c] = 0.5 * wi + 2.0 * ridge * wi  # W_i/2 + 2·ridge·W_i
         xi = x[i]
-        if not np.isfinite(xi):
+        if not (xi == xi and abs(xi) < np.inf):  # not finite
             xi = prior if prior >= lower else lower  # np.maximum(prior, lower)
         xc[c] = xi
     sweeps = 0
@@ -638,7 +642,8 @@ def _fit_kernel(pair_a, pair_b, r, w, ridge, lower, x, tol, max_iter):
             xc[c] = xi
         if biggest <= tol:
             break
-    x[:] = np.nan
+    for i in range(n):
+        x[i] = np.nan
     for c in range(n_act):
         x[player[c]] = xc[c]
     return sweeps
@@ -676,7 +681,8 @@ def fit_individual(pair_a, pair_b, r, w, n_players, ridge, lower, tol=1e-9, max_
     x = np.full(n_players, np.nan)
     if x0 is not None:
         x[:] = x0
-    sweeps = _fit_kernel(pair_a, pair_b, r, w, float(ridge), float(lower), x, float(tol), int(max_iter))
+    sweeps = _fit_kernel(pair_a, pair_b, r, w, float(ridge), float(lower), x, float(tol), int(max_iter),
+                         _fit_work(n_players, m))
     return x, int(sweeps)
 
 
@@ -806,7 +812,7 @@ class EloPairsScheme(SchemeBase):
         sel, rating, w = sel[keep], rating[keep], w[keep]
         x = state.indiv.copy()  # the warm start: the last fit
         _fit_kernel(state.players[sel, 0], state.players[sel, 1], rating, w, float(p.fit_ridge), float(p.min_rating), x,
-                    float(p.fit_tol), int(p.fit_max_iter))
+                    float(p.fit_tol), int(p.fit_max_iter), _fit_work(state.n_players, len(sel)))
         state.indiv[:] = x
         return x
 

@@ -275,28 +275,30 @@ def _start_month(mo, cur_month, k, w, m_w, rated, k_start, r_start, rule):
 Sessions = namedtuple("Sessions", "order month scoring pair_start trav_start")
 Travellers = namedtuple("Travellers", "ns_entry ew_entry ns_mp")
 Players = namedtuple("Players", "ppi k w rated k_start r_start member month")
+Work = namedtuple("Work", "m_w members boards")
+"""Work arrays of ``_rate_sessions``: m_w float64 (P), members bool and boards int64 (E)."""
 
 
 @kernel
-def _rate_sessions(ss, tt, pair_players, m_rule, guests_self_update, pl, out_after):
+def _rate_sessions(ss, tt, pair_players, m_rule, guests_self_update, pl, out_after, work):
     """Rate the MP sessions of one chunk in ``ss.order``, board by board (see the module docstring).
 
-    ``out_after`` (E, 2) receives each pair entry's two PPIs (MP %) after its
-    session; an empty array skips them.
+    ``m_rule``: ``Params.m_rule()`` as a tuple.  ``out_after`` (E, 2) receives
+    each pair entry's two PPIs (MP %) after its session; an empty array skips
+    them.  ``work``: a ``Work`` of fresh arrays (the kernel allocates nothing).
     """
-    rule = m_rule.copy()  # a private copy: the compiler then knows PPI stores cannot change it
+    rule = m_rule  # a tuple of scalars: the compiler knows PPI stores cannot change it
     ppi, k, rated, member = pl.ppi, pl.k, pl.rated, pl.member
-    m_w = np.empty(ppi.shape[0])  # m of each player were k > 300, from w (fixed within a month)
+    m_w = work.m_w  # m of each player were k > 300, from w (fixed within a month)
     for q in range(ppi.shape[0]):
         m_w[q] = _m_from_w(pl.w[q], rule)
     write_out = out_after.shape[0] > 0
     # per pair entry: both players members, and boards played not yet added to ``rated`` (which only a
     # month start reads): two loads a board instead of eight read-modify-writes of player arrays
-    n_e = pair_players.shape[0]
-    members = np.empty(n_e, np.bool_)
-    for e in range(n_e):
+    members, boards = work.members, work.boards
+    for e in range(pair_players.shape[0]):
         members[e] = member[pair_players[e, 0]] & member[pair_players[e, 1]]
-    boards = np.zeros(n_e, np.int64)
+        boards[e] = 0
     for i in range(ss.order.shape[0]):
         s = ss.order[i]
         if ss.scoring[s] != SCORING_MP:
@@ -395,8 +397,10 @@ class PPIScheme(SchemeBase):
                       i64(scored.pair_start), i64(scored.trav_start))
         tt = Travellers(i32(scored.trav_ns_entry), i32(scored.trav_ew_entry), np.asarray(scored.trav_ns_mp, np.float64))
         pl = Players(state.ppi, state.k, state.w, state.rated, state.k_start, state.r_start, state.member, state.month)
-        _rate_sessions(ss, tt, i32(scored.pair_players), self.params.m_rule(), bool(self.params.guests_self_update),
-                       pl, out_after)
+        n_e = len(scored.pair_players)
+        work = Work(np.empty(state.n_players), np.empty(n_e, np.bool_), np.empty(n_e, np.int64))
+        _rate_sessions(ss, tt, i32(scored.pair_players), tuple(self.params.m_rule().tolist()),
+                       bool(self.params.guests_self_update), pl, out_after, work)
 
     def grades(self, state: PPIState, day: int) -> np.ndarray:
         """PPI (MP %) of every player, full precision; NaN before a player's
