@@ -195,6 +195,30 @@ def test_compact_pool_matches_reference(seed, n):
     assert {e: int(ent_i[e, decay.IOFF]) for e in range(n)} == want_off
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8))
+def test_prefetches_change_nothing(seed, n):
+    """The prefetch helpers' plain-Python twin does nothing (``naive.prefetch``): every array is unchanged,
+    wherever the rings' heads and counts point (a hint past the pool's end included)."""
+    from simcore.schemes import decay
+    rng = np.random.default_rng(seed)
+    ring_f, ring_i, ent_f, ent_i, used = decay.new_pool(n)
+    for a in (ring_f, ring_i, ent_f, ent_i):
+        assert a.ctypes.data % 64 == 0
+    ent_i[:, decay.IHEAD] = rng.integers(0, decay.MIN_CAPACITY, n)
+    ent_i[:, decay.ICNT] = rng.integers(0, decay.MIN_CAPACITY + 1, n)
+    ent_i[-1, decay.IOFF] = len(ring_f) + rng.integers(0, 1000)  # past the end: still only a hint
+    ring_f[:] = rng.normal(size=ring_f.shape)
+    ent_f[:] = rng.normal(size=ent_f.shape)
+    before = [a.copy() for a in (ring_f, ring_i, ent_f, ent_i)]
+    for e in range(n):
+        naive.prefetch(ent_f, ent_i, e)
+        decay.prefetch_entity(ent_f, ent_i, e)
+        decay.prefetch_ring_ends(ring_f, ring_i, ent_i, e)
+    for a, b in zip((ring_f, ring_i, ent_f, ent_i), before):
+        assert np.array_equal(a, b)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 8))
 def test_move_rings_matches_reference(seed, n):
