@@ -26,11 +26,16 @@ def kernel_cache_dir() -> str:
 
     ``$NUMBA_CACHE_DIR`` if set; else ``$SIMCORE_CACHE_DIR``; else
     ``$XDG_CACHE_HOME/simcore`` (``~/.cache/simcore``), in a subfolder per
-    numba version.  Kernels then compile once for ``python3 -m simcore`` from
-    a checkout and the installed ``simcore`` command alike (numba keys each
-    entry by the source file's path and time stamp, so two copies of the
-    source never load each other's kernels), and no cache files land in the
-    source tree.
+    numba version and per simcore source (a digest of every module outside
+    ``cli/``).  numba keys a cached kernel by its own file's path and time
+    stamp only, so a kernel whose file is unchanged would keep running the
+    old code of a helper, or of a module-level constant, from another file
+    that did change (e.g. ``simulate/play.py`` inlines ``bridge/model.py``);
+    a folder per source means any change compiles afresh.  Kernels still
+    compile once for ``python3 -m simcore`` from a checkout and the
+    installed ``simcore`` command alike when their sources are the same, and
+    no cache files land in the source tree.  Folders of older sources are
+    left in place (delete ``~/.cache/simcore`` to reclaim the space).
     """
     if _os.environ.get("NUMBA_CACHE_DIR"):
         return _os.environ["NUMBA_CACHE_DIR"]
@@ -41,7 +46,21 @@ def kernel_cache_dir() -> str:
         numba_version = "unknown"
     base = _os.environ.get("SIMCORE_CACHE_DIR") or _os.path.join(
         _os.environ.get("XDG_CACHE_HOME") or _os.path.join(_os.path.expanduser("~"), ".cache"), "simcore")
-    return _os.path.join(base, f"numba-{numba_version}")
+    return _os.path.join(base, f"numba-{numba_version}", _source_digest())
+
+
+def _source_digest() -> str:
+    """16 hex digits of SHA-1 over every module's path and bytes, entry points (``cli/``) left out (~5 ms)."""
+    import hashlib
+    from pathlib import Path
+    root = Path(__file__).parent
+    h = hashlib.sha1()
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("cli/"):
+            continue
+        h.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
 
 
 # before numba is imported (numba reads its configuration on import); worker processes inherit it

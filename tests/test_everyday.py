@@ -44,6 +44,28 @@ def test_cache_folder_is_overridable(env, want):
     assert got.startswith(want), got
 
 
+def test_cache_folder_changes_with_any_stage_source(tmp_path):
+    # numba checks only a kernel's own file: a change in a helper's file must still miss the cache
+    import shutil
+    shutil.copytree(ROOT / "simcore", tmp_path / "simcore", ignore=shutil.ignore_patterns("__pycache__"))
+    clean = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "SIMCORE_CACHE_DIR")}
+    code = "import simcore; print(simcore.kernel_cache_dir())"
+
+    def folder():
+        return subprocess.run([sys.executable, "-c", code], env={**clean, "PYTHONPATH": str(tmp_path)}, cwd=tmp_path,
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    first = folder()
+    assert first == folder()
+    with open(tmp_path / "simcore" / "cli" / "run.py", "a") as f:
+        f.write("\n# an entry point's edit compiles nothing\n")
+    assert folder() == first
+    with open(tmp_path / "simcore" / "bridge" / "model.py", "a") as f:
+        f.write("\n# a helper's edit\n")
+    changed = folder()
+    assert changed != first and os.path.dirname(changed) == os.path.dirname(first)
+
+
 # --- compile notice ----------------------------------------------------------------------
 
 def _fresh_function():
