@@ -38,6 +38,23 @@ def _random_sessions(rng, n_players):
     return out
 
 
+def _play_model(params, card_play):
+    """``PlayModel`` of the bridge model ``params``: form sd 0.9, Butler trim 1."""
+    return PlayModel(0.9, params.alpha, params.sigma_slope, params.sigma_floor, card_play, params.imps_lost_base,
+                     params.imps_lost_slope, params.imps_lost_floor, params.dummy_share, 1)
+
+
+def _empty_travellers(T):
+    return Travellers(np.empty(T, np.int32), np.empty(T, np.int32), np.empty(T, np.int32),
+                      np.empty((T, 2), np.int32), np.empty((T, 2), np.int32), np.empty(T, np.int32))
+
+
+def _as_written(out, stored_at):
+    """The travellers stored at ``stored_at`` (in written order), as the twin's tuples."""
+    return [(int(out.round[t]), int(out.board[t]), int(out.table[t]), tuple(out.ns[t].tolist()),
+             tuple(out.ew[t].tolist()), int(out.score[t])) for t in stored_at]
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 2**64 - 1), st.booleans())
 def test_play_sessions_matches_reference(pool, seed, key, card_play):
@@ -73,10 +90,8 @@ def _check_play_sessions(pool, seed, key, card_play, params):
                       np.int32), cat(lambda s: s["bonus"], np.float64), np.full(entry_start[-1], -1, np.int32))
     seats = Rows(row_start, rows[:, 0].astype(np.int32), rows[:, 1].astype(np.int32), rows[:, 2], rows[:, 3],
                  rows[:, 4].astype(np.int32), rows[:, 5])
-    model = PlayModel(0.9, PARAMS.alpha, PARAMS.sigma_slope, PARAMS.sigma_floor, card_play, PARAMS.imps_lost_base,
-                      PARAMS.imps_lost_slope, PARAMS.imps_lost_floor, PARAMS.dummy_share, 1)
-    out = Travellers(np.empty(T, np.int32), np.empty(T, np.int32), np.empty(T, np.int32), np.empty((T, 2), np.int32),
-                     np.empty((T, 2), np.int32), np.empty(T, np.int32))
+    model = _play_model(PARAMS, card_play)
+    out = _empty_travellers(T)
     offset = rng.normal(0, 4, P)
     card = CardTotals(np.zeros(P, np.int64), np.zeros(P), offset)
     dest = rng.permutation(T).astype(np.int64)  # where each written traveller is stored
@@ -89,9 +104,7 @@ def _check_play_sessions(pool, seed, key, card_play, params):
                                           pool.thresholds.tolist(), pool.n_deals,
                                           offset.tolist() if card_play else None)
         lo = trav_start[s]
-        got = [(int(out.round[t]), int(out.board[t]), int(out.table[t]), tuple(out.ns[t].tolist()),
-                tuple(out.ew[t].tolist()), int(out.score[t])) for t in dest[lo:lo + len(trav)]]
-        assert got == trav
+        assert _as_written(out, dest[lo:lo + len(trav)]) == trav
         for p, (n, lost) in totals.items():
             want_boards[p] += n
             want_imps[p] += lost
@@ -133,10 +146,8 @@ def test_play_swiss_sessions_matches_reference(pool, seed, key, card_play):
                              entry_start, trav_start[:-1])
     entries = Entries(cat(lambda s: [a for a, _ in s["pairs"]], np.int32), cat(lambda s: [b for _, b in s["pairs"]],
                       np.int32), cat(lambda s: s["bonus"], np.float64), cat(lambda s: s["team_of"], np.int32))
-    model = PlayModel(0.9, PARAMS.alpha, PARAMS.sigma_slope, PARAMS.sigma_floor, card_play, PARAMS.imps_lost_base,
-                      PARAMS.imps_lost_slope, PARAMS.imps_lost_floor, PARAMS.dummy_share, 1)
-    out = Travellers(np.empty(T, np.int32), np.empty(T, np.int32), np.empty(T, np.int32), np.empty((T, 2), np.int32),
-                     np.empty((T, 2), np.int32), np.empty(T, np.int32))
+    model = _play_model(PARAMS, card_play)
+    out = _empty_travellers(T)
     offset = rng.normal(0, 4, P)
     card = CardTotals(np.zeros(P, np.int64), np.zeros(P), offset)
     dest = rng.permutation(T).astype(np.int64)
@@ -150,9 +161,7 @@ def test_play_swiss_sessions_matches_reference(pool, seed, key, card_play):
                                                 pool.n_deals, 1, offset.tolist() if card_play else None)
         lo = trav_start[s]
         assert len(trav) == per[s]
-        got = [(int(out.round[t]), int(out.board[t]), int(out.table[t]), tuple(out.ns[t].tolist()),
-                tuple(out.ew[t].tolist()), int(out.score[t])) for t in dest[lo:lo + len(trav)]]
-        assert got == trav
+        assert _as_written(out, dest[lo:lo + len(trav)]) == trav
         for p, (n, lost) in totals.items():
             want_boards[p] += n
             want_imps[p] += lost

@@ -33,17 +33,7 @@ def play_session(key, index, boards, pairs, bonus, rows, t_row, form_sd, model, 
             travellers.append((rnd, board, table, pairs[ns], pairs[ew], score))
         played[ns] += n
         played[ew] += n
-    card = {}
-    if offset is not None:
-        # one declarer per table-board: side and hand from one uniform, 1/4 each of the four players
-        for _, _, _, ns_pl, ew_pl, _ in travellers:
-            seat = min(int(rs.uniform() * 4.0), 3)
-            p = (ns_pl + ew_pl)[seat]
-            lost, n = draw_imps_lost(t_row[p] + offset[p], 1, model.imps_lost_base, model.imps_lost_slope,
-                                     model.imps_lost_floor, 0.0, rs)
-            old = card.get(p, (0, 0.0))
-            card[p] = (old[0] + n, old[1] + lost)
-    return travellers, card
+    return travellers, session_card_play(travellers, t_row, offset, model, rs)
 
 
 def play_swiss_session(key, index, teams, imps_scoring, rounds, bpr, pairs, bonus, team_of, t_row, form_sd, model,
@@ -130,13 +120,24 @@ def play_swiss_session(key, index, teams, imps_scoring, rounds, bpr, pairs, bonu
             else:
                 points[x] += margin[m]
                 points[y] += 100.0 - margin[m]
+    return travellers, session_card_play(travellers, t_row, offset, model, rs)
+
+
+def session_card_play(travellers, t_row, offset, model, rs):
+    """Card play on a session's travellers, in written order: {player: (boards declared, IMPs lost)};
+    empty when ``offset`` is None (card play off).
+
+    One declarer per table-board: side and hand from one uniform, 1/4 each of the four players; they
+    lose IMPs at the rate of true strength + card-play offset (``draw_imps_lost`` over one board).
+    """
     card = {}
-    if offset is not None:
-        for _, _, _, ns_pl, ew_pl, _ in travellers:
-            seat = min(int(rs.uniform() * 4.0), 3)
-            p = (ns_pl + ew_pl)[seat]
-            lost, k = draw_imps_lost(t_row[p] + offset[p], 1, model.imps_lost_base, model.imps_lost_slope,
-                                     model.imps_lost_floor, 0.0, rs)
-            old = card.get(p, (0, 0.0))
-            card[p] = (old[0] + k, old[1] + lost)
-    return travellers, card
+    if offset is None:
+        return card
+    for _, _, _, ns_pl, ew_pl, _ in travellers:
+        seat = min(int(rs.uniform() * 4.0), 3)
+        p = (ns_pl + ew_pl)[seat]
+        lost, n = draw_imps_lost(t_row[p] + offset[p], 1, model.imps_lost_base, model.imps_lost_slope,
+                                 model.imps_lost_floor, 0.0, rs)
+        old = card.get(p, (0, 0.0))
+        card[p] = (old[0] + n, old[1] + lost)
+    return card
