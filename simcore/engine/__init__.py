@@ -9,7 +9,7 @@ grades.  It returns an ``xarray.Dataset`` (see ``engine.dataset.DATASET_DOC``).
 The calendar is cut into chunks that end at snapshot times (every week or
 at the first week of each month).  For each chunk and replicate:
 
-* pass A (simulation, never reads a grade; ``simulate.chunk.simulate_chunk``):
+* pass A (simulation, never reads a grade; ``simulate.chunk.play_chunk``, then ``score_chunk``):
   the world plans who plays where with whom, each session is seated by its
   movement (``movements.seating``), played (``simulate.play``: bridge model
   scores and card play), assembled as ``Results`` and scored

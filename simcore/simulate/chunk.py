@@ -1,7 +1,7 @@
 """Pass A of one chunk of the calendar: plan → seat → play → ``Results`` → ``ScoredResults``.
 
-``simulate_chunk`` never reads a grade.  For the weeks [first_week,
-stop_week) of one replicate's world it
+Pass A never reads a grade.  For the weeks [first_week, stop_week) of one
+replicate's world, ``play_chunk``
 
 1. plans who plays where with whom (``world.plan_sessions``);
 2. seats every session with its movement (``movements.seating``);
@@ -9,9 +9,14 @@ stop_week) of one replicate's world it
    Swiss kinds pairing each round from the standings);
 4. writes the travellers in (session, round, board, table) order as
    ``Results`` (steps 2–4 are ``play_plan``: the one path from a movement
-   to ``Results``) and scores them (``scoring.score_results``);
-5. with card play, collects each player's boards and IMPs lost as
-   ``CardPlay`` records dated the chunk's last day.
+   to ``Results``); then ``score_chunk``
+5. scores them (``scoring.score_results``) and, with card play, collects
+   each player's boards and IMPs lost as ``CardPlay`` records dated the
+   chunk's last day.
+
+The engine runs the two as separate tasks, because only scoring carries
+state (the replicate's partnerships) from chunk to chunk: chunks are played
+in any order and scored in order.
 
 Sessions are numbered on from ``first_session``: the number labels every
 session's random stream, so results do not depend on how the calendar is
@@ -86,25 +91,13 @@ class Played:
     last_day: int  # the chunk's last day: the date of its card-play records
 
 
-def simulate_chunk(world, first_week: int, stop_week: int, setup: PassA, *, first_session: int, partnerships,
-                   players, player_names) -> Chunk:
-    """Simulate weeks [first_week, stop_week) of a replicate; returns the chunk's results, scored.
-
-    setup: ``PassA``.  first_session: sessions the replicate played before
-    this chunk.  partnerships: the replicate's ``scoring.PartnershipTable``
-    (grows).  players: member / at_start / initial_grade of every player
-    (``schemes.PlayerTable``); player_names: their names.  The same as
-    ``score_chunk(play_chunk(...), ...)``: the engine runs the two as separate
-    tasks, because only scoring carries state from chunk to chunk.
-    """
-    played = play_chunk(world, first_week, stop_week, setup, first_session=first_session, players=players,
-                        player_names=player_names)
-    return score_chunk(played, partnerships, setup.card_play, world.n_players)
-
-
 def play_chunk(world, first_week: int, stop_week: int, setup: PassA, *, first_session: int, players,
                player_names) -> Played:
-    """Plan, seat and play weeks [first_week, stop_week): steps 1-3 of ``simulate_chunk``.
+    """Plan, seat and play weeks [first_week, stop_week) of a replicate: steps 1-4 above.
+
+    setup: ``PassA``.  first_session: sessions the replicate played before
+    this chunk.  players: member / at_start / initial_grade of every player
+    (``schemes.PlayerTable``); player_names: their names.
 
     Reads nothing any earlier chunk wrote but ``first_session`` (its random
     streams are keyed by week and session number), so the chunks of a
@@ -214,7 +207,7 @@ def play_plan(plan, strength, week_of, session_index, setup: PassA, players, pla
     true strengths (grade points) at the start of each week; week_of: each
     session's row of it; session_index: each session's number in the
     replicate (labels its random streams and names it ``S<number>``).
-    players, player_names: as ``simulate_chunk``; venue_names: the
+    players, player_names: as ``play_chunk``; venue_names: the
     ``club_names`` of the Results.
     """
     seated = seat_sessions(plan, setup.key, np.asarray(session_index, np.int64))
