@@ -17,6 +17,15 @@ and 125 ns without.  Only kernels that allocate nothing may use it — numba
 refuses to compile one that does — and the arrays they get are kept alive by
 the Python caller anyway.
 
+``kernel(helper=True)`` (or ``helper``) is for a kernel called only from other kernels.  Numba
+otherwise builds, for every jitted function, a CPython entry wrapper that unboxes each argument
+(each array of each named tuple) and a C-callable wrapper, both compiled through LLVM although a
+helper is never entered from Python.  A helper gets neither (numba's ``no_cpython_wrapper`` and
+``no_cfunc_wrapper``); its dispatcher (``_Helper``) runs the plain-Python function when it *is*
+called from Python — a plain-Python twin calling ``caller.py_func``, which calls the helper, or a
+test — instead of jumping into the missing wrapper (a segfault).  Kernels calling it get the same
+machine code as before: only compile time changes.
+
 Set ``NUMBA_DISABLE_JIT=1`` to run every kernel as plain Python (coverage
 runs, debugging); the decorators below then return the function unchanged.
 """
@@ -93,6 +102,14 @@ class _Kernel(CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
+class _Helper(_Kernel):
+    """A kernel compiled without Python entry wrapper (``kernel(helper=True)``): called from
+    Python, it runs its plain-Python function (``py_func``), as under ``NUMBA_DISABLE_JIT``."""
+
+    def __call__(self, *args, **kws):
+        return self.py_func(*args, **kws)
+
+
 def _plain(t):
     """The argument type a kernel is specialised for: no literal, and a signed integer as int64."""
     t = types.unliteral(t)
@@ -106,21 +123,30 @@ def _jit(fn, opts):
         return fn
     opts = dict(opts)
     cache = opts.pop("cache")
+    cls = _Helper if opts.get("no_cpython_wrapper") else _Kernel
     # what numba.njit passes its dispatcher, with our dispatcher class
-    dispatcher = _Kernel(py_func=fn, locals={}, targetoptions={**opts, "nopython": True, "boundscheck": None})
+    dispatcher = cls(py_func=fn, locals={}, targetoptions={**opts, "nopython": True, "boundscheck": None})
     if cache:
         dispatcher.enable_caching()
     return dispatcher
 
 
-def kernel(fn=None, *, refcount: bool = True, **extra):
-    """Decorate a serial numba kernel with the project's flags (``refcount=False``: see above)."""
+def kernel(fn=None, *, refcount: bool = True, helper: bool = False, **extra):
+    """Decorate a serial numba kernel with the project's flags (``refcount=False``, ``helper=True``:
+    see above)."""
     opts = {**JIT_OPTIONS, **extra}
     if not refcount:
         opts["_nrt"] = False
+    if helper:
+        opts.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
     if fn is None:
         return lambda f: _jit(f, opts)
     return _jit(fn, opts)
+
+
+def helper(fn=None, *, refcount: bool = True, **extra):
+    """Decorate a kernel called only from other kernels: ``kernel(helper=True)`` (see above)."""
+    return kernel(fn, refcount=refcount, helper=True, **extra)
 
 
 def parallel_kernel(fn=None, **extra):

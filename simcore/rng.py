@@ -113,7 +113,7 @@ def below(state, n):
     return np.int64(uniform(state) * n)
 
 
-@kernel
+@kernel(helper=True)
 def logistic(state):
     u = uniform(state)
     return np.log(u / (1.0 - u))

@@ -131,6 +131,35 @@ def test_a_misshapen_slice_assignment_raises_without_compiling_string_formatting
     assert not [name for name in compiled if name.startswith(formatting)]
 
 
+def test_a_helper_has_no_python_entry_wrapper_and_runs_its_python_function_from_python():
+    import numba
+    import numpy as np
+
+    from simcore._jit import helper, kernel
+
+    if numba.config.DISABLE_JIT:
+        pytest.skip("no compiled kernels under NUMBA_DISABLE_JIT")
+
+    @helper(cache=False)
+    def doubled_sum(a):
+        t = 0
+        for x in a:
+            t += x
+        return 2 * t
+
+    @kernel(cache=False)
+    def outer(a):
+        return doubled_sum(a) + 1
+
+    a = np.arange(5, dtype=np.int64)
+    assert outer(a) == 21  # compiled, calling the helper's compiled code
+    (cres,) = doubled_sum.overloads.values()
+    assert cres.fndesc.llvm_cpython_wrapper_name not in cres.library.get_llvm_str()  # no entry wrapper built
+    assert cres.entry_point is None or cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name) == 0
+    assert doubled_sum(a) == 20  # from Python: the plain function, not a jump into the missing wrapper
+    assert outer.py_func(a) == 21  # a twin calling a kernel's py_func, which calls the helper
+
+
 # --- scenario templates -----------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["default", "online"])

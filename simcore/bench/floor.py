@@ -33,7 +33,7 @@ BOARDS = TABLES * BOARDS_PER_ROUND
 PLAYER_BOARDS_PER_SESSION = BOARDS * TABLES * 4
 
 
-@kernel
+@kernel(helper=True)
 def floor_m(a, k):
     """PPI weighting factor m (boards) from k qualifying boards, w taken as k, halved below 46 MP %."""
     if k < 30:

@@ -387,7 +387,7 @@ _SACRIFICE_VUL = np.array([[1.0, 0.3], [2.0, 1.0]])
 """Sacrifice weight factor by [A vulnerable, B vulnerable]: B sacrifices more at favourable vulnerability."""
 
 
-@kernel
+@kernel(helper=True)
 def _pick(cum, st):
     """Index drawn from the cumulative probabilities ``cum`` (one uniform)."""
     u = uniform(st)
@@ -397,13 +397,13 @@ def _pick(cum, st):
     return k
 
 
-@kernel
+@kernel(helper=True)
 def _weight(base, sd, st):
     """Option weight: base x lognormal(0, sd) (one uniform)."""
     return base * np.exp(sd * normal_quantile(uniform(st)))
 
 
-@kernel
+@kernel(helper=True)
 def _add(opts, w, n, level, strain, side, doubled, tricks, weight, kind):
     """Append an option (tricks clipped to 0..13); returns the new count."""
     if n >= MAX_OPTIONS:
@@ -418,7 +418,7 @@ def _add(opts, w, n, level, strain, side, doubled, tricks, weight, kind):
     return n + 1
 
 
-@kernel
+@kernel(helper=True)
 def _other_suit(sa, st):
     """A random suit other than ``sa`` (any suit when sa is notrump)."""
     sb = np.int64(uniform(st) * 4.0)
@@ -566,7 +566,7 @@ def _play_noise(P, play, noise):
     noise[3] = ep
 
 
-@kernel
+@kernel(helper=True)
 def _make_deal(P, st, opts, w, noise):
     """One deal: its contract options (side A's view) and play-noise probabilities.
 
@@ -590,7 +590,7 @@ def _make_deal(P, st, opts, w, noise):
     return n
 
 
-@kernel
+@kernel(helper=True)
 def _ladder(opts, w, n_opt, noise, vul_a, vul_b, scores, probs, tmp_s, tmp_p):
     """A board's outcome ladder: options x play noise, side A's scores ascending, ties merged.
 
@@ -935,7 +935,7 @@ def imps_lost_rate(strength, base, slope, floor):
     return lam if lam > floor else floor
 
 
-@kernel
+@kernel(helper=True)
 def _binomial(n, p, state):
     """Binomial(n, p) by inversion (one uniform per 400 trials)."""
     total = 0

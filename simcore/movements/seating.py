@@ -531,12 +531,12 @@ def seat_rooms(key, rooms, out):
         _number_pairs(keys[:2 * (row - r0)], fa, fb, fbonus, out, r0, o)
 
 
-@kernel
+@kernel(helper=True)
 def _pair_key(x, y):
     return (min(x, y) << 32) | max(x, y)
 
 
-@kernel
+@kernel(helper=True)
 def _number_pairs(keys, fa, fb, fbonus, out, r0, o):
     """Pairs by first appearance in ``keys``: the rows' ns/ew from r0 and the pairs from out.pair_start[o]."""
     K = keys.shape[0]

@@ -36,7 +36,7 @@ from simcore.movements import make_schedule
 MIN_ENTRANTS = 4
 
 
-@kernel
+@kernel(helper=True)
 def _pair_field(field, played, out_a, out_b):
     """Depth-first pairing of ``field`` (standings order) without repeats; False if none exists."""
     m = field.shape[0]

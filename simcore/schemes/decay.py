@@ -258,7 +258,7 @@ def _count_below(ring_f, ent_i, ent, n, value):
     return lo
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def current_grade(ring_f, ent_f, ent_i, ent, sh, pad_boards):
     """Current grade (grade points): the weighted mean of the entity's session grades plus the padding.
 
@@ -347,7 +347,7 @@ def current_grade(ring_f, ent_f, ent_i, ent, sh, pad_boards):
 
 # --- ring operations ---------------------------------------------------------------
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def add_session(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pid, seq, tau):
     """Insert a session in date-of-play order (late-scored sessions go before newer ones).
 
@@ -407,7 +407,7 @@ def _ages_oldest(ring_f, ent_f, ent_i, ent, n, q):
     return ent_f[ent, ET] - (ring_f[p, RE] - ring_f[p, RX])
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau):
     """Remove logical session q (a corrected session), keeping the others' ages consistent."""
     n = ent_i[ent, ICNT]

@@ -302,7 +302,7 @@ def grade_to_rating(grade, params: Params):
 
 # --- the session kernel -----------------------------------------------------
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _publish(st):
     """Add the unpublished adjustments and session counts of touched pairs."""
     for t in range(st.clock[2]):
@@ -336,7 +336,7 @@ Consts = namedtuple("Consts", "monthly k k_provisional k_top top_rating establis
 Scratch = namedtuple("Scratch", "q w_sum delta est_flag n_used rated out_after")
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _start_pairs(ss, pp, st, s, c):
     """New pairs of session ``s`` get their initial rating; returning stale pairs turn provisional."""
     for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
@@ -362,7 +362,7 @@ def _start_pairs(ss, pp, st, s, c):
         st.last_day[p] = ss.day[s]
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _rate_matches(ss, pp, mm, st, s, c, tmp):
     """Swiss pairs and teams: adjustments (Elo points) from the match rows of session ``s``."""
     sqrt2 = math.sqrt(2.0)
@@ -408,7 +408,7 @@ def _rate_matches(ss, pp, mm, st, s, c, tmp):
         tmp.rated[e] = 1
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _rate_groups(ss, pp, st, s, c, tmp):
     """Pairs ranked in groups: adjustments (Elo points) against every rival of the same group.
 
@@ -472,7 +472,7 @@ def _rate_groups(ss, pp, st, s, c, tmp):
         rated[e] = 1
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _book(ss, pp, st, s, c, tmp):
     """Book session ``s``'s adjustments as pending; ``out_after`` gets the ratings in grade points
     (unless it is empty)."""

@@ -30,7 +30,7 @@ from simcore.results import SCORING_AGGREGATE, SCORING_BUTLER, SCORING_MP
 _SOPP_BY_MATCHES = np.array(kind_flags(lambda m: m.sopp == SOPP_MATCHES), np.bool_)
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def strength_of_opponents(s, kind, pair_start, pair_players, pair_group, match_start, match_opp, grade, out):
     """SOpp (grade points) of every pair entry of session ``s``, written to ``out[e]``.
 

@@ -108,7 +108,7 @@ class ImpsLostState:
         return len(self.rating)
 
 
-@kernel
+@kernel(helper=True)
 def _rate_batch(q, imps_in_batch, rule, rating, k, batches, reached):
     """Rate one batch of player q: imps_in_batch IMPs over rule[2] boards."""
     top, scale, batch, k_initial, initial_batches, k_reached, k_other, reached_rating = (

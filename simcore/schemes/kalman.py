@@ -167,7 +167,7 @@ class KalmanState:
         return self.mu + lev[self.pool]
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _predict(s, day, event, club, pair_start, pair_players, belief, levels, pr, mu):
     """Beliefs of everyone at session ``s`` on its day; ``mu[p]`` = level + own part (grade points)."""
     own, var, last, start, pool = belief
@@ -190,7 +190,7 @@ def _predict(s, day, event, club, pair_start, pair_players, belief, levels, pr, 
             mu[p] = own[p] + (level[pool[p]] if pool[p] >= 0 else 0.0)
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _add_pair_share(f, amount, pair_players, pool, h, seen, touched, k):
     """h[c] += amount for the club c of each of pair f's players (a player with no club adds nothing);
     a club not yet ``seen`` is appended to ``touched``.  Returns the new count of ``touched``."""
@@ -205,7 +205,7 @@ def _add_pair_share(f, amount, pair_players, pool, h, seen, touched, k):
     return k
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _field_levels(e, e0, e1, swiss, pair_players, pair_group, match_start, match_opp, pool, h, seen, touched):
     """h[c] = (pair e's share of club c) − (its field's share of club c); returns how many clubs ``touched``
     holds.  The field is SOpp's: the other pairs of its group, or its match opponents (Swiss)."""

@@ -222,7 +222,7 @@ def _grade_now(rg, ent, day, c, sh, is_player):
     return current_grade(rg.ring_f, rg.ent_f, rg.ent_i, ent, sh, c.pad_boards)
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _start_entity(ent_f, ent_i, ent, grade0):
     ent_f[ent, EINIT] = grade0
     ent_i[ent, IEVER] = 0
@@ -238,7 +238,7 @@ def _event_weight(c, event):
     return c.weight_club
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _has_room(ss, pp, rg, s, n_players, n_tracked):
     """Room for one more session in every history session ``s`` touches."""
     for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
@@ -251,7 +251,7 @@ def _has_room(ss, pp, rg, s, n_players, n_tracked):
     return True
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _remove_session(ss, pp, rg, r, n_players, n_tracked, seq_base, tau):
     """A correction: take the replaced session ``r`` out of every history."""
     seq_r = seq_base + r
@@ -269,7 +269,7 @@ def _remove_session(ss, pp, rg, r, n_players, n_tracked, seq_base, tau):
                     break
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _grades_at_start(ss, pp, rg, s, c, sh, tmp):
     """Current grades of the known players of session ``s`` into ``tmp.grade``; returns the known pairs.
 
@@ -305,7 +305,7 @@ def _grades_at_start(ss, pp, rg, s, c, sh, tmp):
     return n_known
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _standard_scores(ss, pp, s, c, tmp):
     """Standardised scores (MP % above 50) into ``tmp.sg``; unknown players' assumed grades (FR 12)."""
     e0, e1 = ss.pair_start[s], ss.pair_start[s + 1]
@@ -332,7 +332,7 @@ def _standard_scores(ss, pp, s, c, tmp):
             tmp.grade[pp.players[e, j]] = sof + tmp.sg[e - e0]
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _session_grades(ss, pp, rg, s, n_players, n_tracked, seq_base, c, sh, tmp):
     """Each known pair's session grades (a's into ``tmp.sopp[e]``, b's into ``tmp.sg[e - e0]``).
 
@@ -366,7 +366,7 @@ def _session_grades(ss, pp, rg, s, n_players, n_tracked, seq_base, c, sh, tmp):
                                  excess, c, sh)
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _partnership_session(rg, ent, boards, event, day, seq, ga, gb, excess, c, sh):
     """A tracked partnership's session: expected performance from the partnership grade."""
     if rg.ent_i[ent, ISESS] == 0 and np.isnan(rg.ent_f[ent, EINIT]):
@@ -383,7 +383,7 @@ def _partnership_session(rg, ent, boards, event, day, seq, ga, gb, excess, c, sh
                 sh.tau)
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _add_to_histories(ss, pp, rg, s, seq_base, c, sh, tmp):
     """Add each known pair's session grades to its players' histories (and the RPCF counts)."""
     e0, e1 = ss.pair_start[s], ss.pair_start[s + 1]
@@ -406,7 +406,7 @@ def _add_to_histories(ss, pp, rg, s, seq_base, c, sh, tmp):
                 rg.ent_i[p, IEVER] = 1
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _prefetch_session(ss, pp, rg, s, n_players, n_tracked, rings):
     """Start loading what session ``s`` will read: its entities' rows, or (``rings``) the ring rows
     those rows point to.  Called two and one sessions ahead: values are unchanged, only the cache

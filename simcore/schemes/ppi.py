@@ -130,7 +130,7 @@ def weighting_factor(a, k, w, rule):
     return _m_from_k(a, k, _m_from_w(w, rule), rule)
 
 
-@kernel
+@kernel(helper=True)
 def _m_from_w(w, rule):
     """m of an established player (k > 300) before halving: 300 / 2w / 600.
     w only changes at a month start, so the kernel keeps this per player."""
@@ -141,7 +141,7 @@ def _m_from_w(w, rule):
     return rule[6]
 
 
-@kernel
+@kernel(helper=True)
 def _m_from_k(a, k, m_w, rule):
     """m from k (30 below 30 boards, then k up to 300, then m_w), halved below 46.
 
@@ -233,13 +233,13 @@ class PPIState:
 
 # --- the rating kernel ---------------------------------------------------------
 
-@kernel
+@kernel(helper=True)
 def _update_player(q, a, b, c, d, p, rule, ppi, k, m_w):
     ppi[q] = ppi_update(a, b, c, d, p, _m_from_k(a, k[q], m_w[q], rule))
     k[q] += 1
 
 
-@kernel
+@kernel(helper=True)
 def _add_boards(boards, pair_players, rated):
     """Add each pair entry's boards counted so far to its players' ``rated`` and reset the counts."""
     for e in range(boards.shape[0]):
@@ -249,7 +249,7 @@ def _add_boards(boards, pair_players, rated):
             boards[e] = 0
 
 
-@kernel
+@kernel(helper=True)
 def _start_month(mo, cur_month, k, w, m_w, rated, k_start, r_start, rule):
     """New calendar months start: note k and rated at their start (months
     with no session start with today's counts) and recount w (and m_w)."""

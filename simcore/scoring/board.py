@@ -81,7 +81,7 @@ def board_cross_imps(ns_scores, out):
         out[i] = out[i] / (n - 1.0)
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _trimmed_mean(ns_scores, trim, work):
     """Mean NS score after dropping the ``trim`` highest and lowest (see ``butler_datum``).
 

@@ -39,7 +39,7 @@ RANK_BY_COUNTING = 48
 """Groups of up to this many pairs are ranked by comparing every pair with every other (no sort)."""
 
 
-@kernel
+@kernel(helper=True)
 def _pair_key(a, b):
     lo, hi = (a, b) if a < b else (b, a)
     return (np.int64(lo) << 32) | np.int64(hi)
@@ -279,7 +279,7 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
         _rank_in_groups(e0, e1, pairs.score, pairs.group, pairs.beaten, pairs.n_ranked, order, work)
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _score_boards(n_boards, ends, sc, expected_plays, neuberg, butler_trim, rows, scores, mp, val, out):
     """Every board of a session scored across its tables: NS MP % and NS result in the session's units.
 
@@ -311,7 +311,7 @@ def _score_boards(n_boards, ends, sc, expected_plays, neuberg, butler_trim, rows
         out.ns_value[t] = value[q]
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, seen, last_round):
     """One pass over a session's rows: each row's entries, each entry's players, directions sat
     (``seen``), boards, score total (in row order) and, when ``matches``, match rows (distinct
@@ -442,7 +442,7 @@ class MatchAcc(NamedTuple):
     fill: np.ndarray  # the entry's next match row
 
 
-@kernel(refcount=False)
+@kernel(refcount=False, helper=True)
 def _round_matches(s, i, r_end, e0, e1, teams, mp_scoring, trav, out, pair_team, acc, matches):
     """The match rows of one round (rows [i, r_end)): each pair's boards, opponents and total, added
     up row by row (each pair's total in row order), then one row per pair that played.  Returns
@@ -501,7 +501,7 @@ def _round_matches(s, i, r_end, e0, e1, teams, mp_scoring, trav, out, pair_team,
     return ok
 
 
-@kernel(refcount=False)  # a small step called per session or row: no reference counting
+@kernel(refcount=False, helper=True)  # a small step called per session or row: no reference counting
 def _other_room(t, i, r_end, is_ns, my_team, their_team, trav_board, out, pair_team):
     """The row in rows [i, r_end) where the two teams' other pairs play traveller t's board, or -1."""
     for u in range(i, r_end):

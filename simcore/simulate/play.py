@@ -48,8 +48,8 @@ _PLAY_SALT = 7  # stream label of session play (the world uses 0..3 per week)
 # Helpers called only from other kernels (never from Python) compile without numba's Python entry wrapper, which
 # unboxes every array of every bundle they take (as world.plan's helpers).  _step: also without reference counting
 # (see _jit.kernel): they allocate nothing and their arrays are the caller's.
-_inner = kernel(no_cpython_wrapper=True, no_cfunc_wrapper=True)
-_step = kernel(refcount=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+_inner = kernel(helper=True)
+_step = kernel(refcount=False, helper=True)
 
 
 class Sessions(NamedTuple):

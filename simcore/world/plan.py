@@ -41,7 +41,7 @@ from simcore.world.population import active_on, strength_on
 # Helpers called only from other kernels (never from Python): numba compiles no Python entry wrapper for them,
 # which unboxes every array of every bundle and was a third of planning's cold compile (7.7 → 5.3 s CPU).
 # No reference counting either (see _jit.kernel): they allocate nothing and their arrays are the caller's.
-_helper = kernel(refcount=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+_helper = kernel(refcount=False, helper=True)
 
 _LATE_STREAM = 0x1A7E  # child-key label of the late-scoring draws
 _CORRECTED_STREAM = 0xC0EE  # child-key label of the corrected-session draws
