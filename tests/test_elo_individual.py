@@ -76,12 +76,28 @@ def test_established_pairs_kernel_matches_the_reference(seed, later):
     state.sessions[:] = rng.integers(0, 15, k)
     state.month_sessions[:] = rng.integers(0, 3, k)
     state.last_day[:] = np.where(rng.random(k) < 0.2, elo.NEVER, DAY - rng.integers(0, 1500, k))
+    # the fit candidates as the kernels keep them: every seen pair whose sessions reached 10, and some that
+    # fell below (a stale pair's return), a sorted prefix and the rest in the order they qualified
+    seen = state.last_day != elo.NEVER
+    qualify = seen & (state.sessions + state.month_sessions >= 10)
+    fallen = seen & ~qualify & (rng.random(k) < 0.3)
+    cand = rng.permutation(np.flatnonzero(qualify | fallen)).astype(np.int32)
+    n_sorted = int(rng.integers(0, len(cand) + 1))
+    cand[:n_sorted].sort()
+    state.fit_ids[:len(cand)] = cand
+    state.in_fit[cand] = 1
+    state.clock[3:5] = n_sorted, len(cand)
+    elo._sort_fit_ids(state)
     sel, rating, sessions = np.empty(k, np.int64), np.empty(k), np.empty(k, np.int64)
     n = elo._established_pairs(elo._ratings(state), DAY, later, 10, 3 * 365.25, sel, rating, sessions)
     want = naive.naive_established(state.rating.tolist(), state.pending.tolist(), state.sessions.tolist(),
                                    state.month_sessions.tolist(), state.last_day.tolist(), DAY, later, 10,
                                    3 * 365.25, elo.NEVER)
     assert list(zip(sel[:n].tolist(), rating[:n].tolist(), sessions[:n].tolist())) == want
+    # the pairs that fell below 10 sessions left the candidates, the others stayed, ascending
+    assert state.clock[3] == state.clock[4] == qualify.sum()
+    assert state.fit_ids[:state.clock[4]].tolist() == np.flatnonzero(qualify).tolist()
+    assert state.in_fit.tolist() == qualify.astype(np.int8).tolist()
 
 
 def test_fit_of_an_odd_cycle_is_exact():

@@ -72,6 +72,14 @@ def test_kernel_matches_reference(seed, update, n_established, k_provisional, re
         want = np.array(ref.run(scored), float).reshape(-1, 2)
         np.testing.assert_array_equal(np.isnan(out), np.isnan(want))
         np.testing.assert_allclose(out, want, rtol=0, atol=1e-9)
+        # the fit's candidates, kept by the kernels, give the pairs a scan of every slot gives
+        day = int(state.clock[1]) + int(rng.integers(0, 400))
+        for later in (False, True):
+            got = [established(scheme, s, day, later) for s in (state, quiet)]
+            assert got[0] == got[1] == naive.naive_established(
+                state.rating.tolist(), state.pending.tolist(), state.sessions.tolist(),
+                state.month_sessions.tolist(), state.last_day.tolist(), day, later, n_established,
+                params.stale_days, elo.NEVER)
     known = sorted(ref.rating)
     np.testing.assert_allclose(state.rating[known], [ref.rating[p] for p in known], rtol=0, atol=1e-9)
     np.testing.assert_allclose(state.pending[known], [ref.pending[p] for p in known], rtol=0, atol=1e-9)
@@ -82,6 +90,16 @@ def test_kernel_matches_reference(seed, update, n_established, k_provisional, re
         mine = [ref.rating[p] for p in known if i in ref.players[p]]
         assert state.player_count[i] == len(mine)
         assert state.player_sum[i] == pytest.approx(sum(mine), abs=1e-8)
+
+
+def established(scheme, state, day, later):
+    """(partnership, rating, sessions) of the pairs established on ``day``, as the individual fit reads them."""
+    elo._sort_fit_ids(state)
+    n_cand = int(state.clock[4])
+    sel, rating, sessions = np.empty(n_cand, np.int64), np.empty(n_cand), np.empty(n_cand, np.int64)
+    n = elo._established_pairs(elo._ratings(state), day, later, scheme.params.established_sessions,
+                               scheme.params.stale_days, sel, rating, sessions)
+    return list(zip(sel[:n].tolist(), rating[:n].tolist(), sessions[:n].tolist()))
 
 
 def test_random_sessions_cover_every_path():

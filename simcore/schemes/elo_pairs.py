@@ -228,13 +228,23 @@ class EloPairsState:
         players        int32 (K, 2)  the two players, -1 if unseen
         touched        int32    partnerships with unpublished changes (first n_touched)
         is_touched     int8     1 if in ``touched``
+        fit_ids        int32    candidates for the individual fit (first n_fit): every seen
+                                partnership whose sessions + month_sessions reached
+                                ``established_sessions``, a superset of the established
+                                ones; the first n_fit_sorted ascending, the rest in the
+                                order they qualified
+        in_fit         int8     1 if in ``fit_ids``
     Players (P):
         player_sum     float64  Σ published ratings of the player's partnerships
         player_count   int32    number of the player's partnerships
         player_seed    float64  rating given when neither player has a partnership
         indiv          float64  last individual ratings fitted (warm start), NaN = none
-    clock  int64 (3): current month (−1 before any session), last day processed
-           (NEVER before any), n_touched.
+    clock  int64 (5): current month (−1 before any session), last day processed
+           (NEVER before any), n_touched, n_fit_sorted, n_fit.
+
+    ``fit_ids`` lets a snapshot visit the partnerships that may be established
+    instead of every slot: a national decade holds five million partnership
+    slots, some seventy thousand of them established.
     """
 
     rating: np.ndarray
@@ -245,6 +255,8 @@ class EloPairsState:
     players: np.ndarray
     touched: np.ndarray
     is_touched: np.ndarray
+    fit_ids: np.ndarray
+    in_fit: np.ndarray
     player_sum: np.ndarray
     player_count: np.ndarray
     player_seed: np.ndarray
@@ -263,19 +275,19 @@ class EloPairsState:
 def _ratings(state: EloPairsState) -> Ratings:
     """The state's arrays bundled for the kernels (after any ``grow``, which replaces them)."""
     return Ratings(state.rating, state.pending, state.sessions, state.month_sessions, state.last_day, state.players,
-                   state.touched, state.is_touched, state.player_sum, state.player_count, state.player_seed,
-                   state.clock)
+                   state.touched, state.is_touched, state.fit_ids, state.in_fit, state.player_sum, state.player_count,
+                   state.player_seed, state.clock)
 
 
 _PARTNERSHIP_FIELDS = ("rating", "pending", "sessions", "month_sessions", "last_day", "players",
-                       "touched", "is_touched")
+                       "touched", "is_touched", "fit_ids", "in_fit")
 
 
 def _partnership_arrays(n: int) -> dict:
     return dict(rating=np.zeros(n), pending=np.zeros(n), sessions=np.zeros(n, np.int32),
                 month_sessions=np.zeros(n, np.int32), last_day=np.full(n, NEVER, np.int32),
                 players=np.full((n, 2), -1, np.int32), touched=np.zeros(n, np.int32),
-                is_touched=np.zeros(n, np.int8))
+                is_touched=np.zeros(n, np.int8), fit_ids=np.zeros(n, np.int32), in_fit=np.zeros(n, np.int8))
 
 
 # --- expected score ---------------------------------------------------------
@@ -330,10 +342,21 @@ Sessions = namedtuple("Sessions", "order day month kind pair_start")
 Pairs = namedtuple("Pairs", "players partnership group score")
 Matches = namedtuple("Matches", "start opp mate opp_mate result")
 Ratings = namedtuple("Ratings", "rating pending sessions month_sessions last_day players touched is_touched "
-                                "player_sum player_count player_seed clock")
+                                "fit_ids in_fit player_sum player_count player_seed clock")
 Consts = namedtuple("Consts", "monthly k k_provisional k_top top_rating established_sessions ref_weight stale_days "
                               "seed_rating elo_per_grade")
 Scratch = namedtuple("Scratch", "q w_sum delta est_flag n_used rated out_after")
+
+
+@kernel(refcount=False, helper=True)
+def _note_fit_candidate(st, p, established_sessions):
+    """Add partnership ``p`` to ``fit_ids`` once its sessions (published and not) reach
+    ``established_sessions``.  Only ``_start_pairs`` and ``_book`` change a partnership's
+    sessions or mark it seen (``_publish`` moves them, keeping the sum), and both call this."""
+    if st.in_fit[p] == 0 and st.sessions[p] + st.month_sessions[p] >= established_sessions:
+        st.in_fit[p] = 1
+        st.fit_ids[st.clock[4]] = p
+        st.clock[4] += 1
 
 
 @kernel(refcount=False, helper=True)
@@ -360,6 +383,7 @@ def _start_pairs(ss, pp, st, s, c):
             st.sessions[p] = 0
             st.month_sessions[p] = 0
         st.last_day[p] = ss.day[s]
+        _note_fit_candidate(st, p, c.established_sessions)
 
 
 @kernel(refcount=False, helper=True)
@@ -481,6 +505,7 @@ def _book(ss, pp, st, s, c, tmp):
         if tmp.rated[e]:
             st.pending[p] += tmp.delta[e]
             st.month_sessions[p] += 1
+            _note_fit_candidate(st, p, c.established_sessions)
             if st.is_touched[p] == 0:
                 st.is_touched[p] = 1
                 st.touched[st.clock[2]] = p
@@ -528,14 +553,22 @@ def _established_pairs(st, day, later, established_sessions, stale_days, sel, ra
     Writes their ids (ascending) to ``sel``, their ratings (Elo points; the
     month's pending adjustments added when ``later``) to ``rating`` and their
     rated sessions to ``sessions``; returns how many.  One pass over the
-    partnership slots instead of ``pair_ratings``'s dozen whole-array copies:
-    a snapshot of the national world holds a million slots.
+    candidates ``fit_ids[:n_fit]``, sorted (``_sort_fit_ids``), not over every
+    partnership slot: the partnerships ever seen grow without end (five million
+    in a national decade), those that may be established do not.  Candidates
+    whose sessions fell below ``established_sessions`` (a stale pair's return)
+    leave the list; ``_note_fit_candidate`` adds them again if they qualify.
     """
     n = 0
-    for p in range(st.rating.shape[0]):
-        last = st.last_day[p]
-        if last == NEVER:
+    kept = 0
+    for i in range(st.clock[4]):
+        p = st.fit_ids[i]
+        if st.sessions[p] + st.month_sessions[p] < established_sessions:
+            st.in_fit[p] = 0
             continue
+        st.fit_ids[kept] = p
+        kept += 1
+        last = st.last_day[p]
         s = st.sessions[p] + st.month_sessions[p] if later else st.sessions[p]
         if s < established_sessions or day - last > stale_days:
             continue
@@ -543,7 +576,18 @@ def _established_pairs(st, day, later, established_sessions, stale_days, sel, ra
         rating[n] = st.rating[p] + st.pending[p] if later else st.rating[p]
         sessions[n] = s
         n += 1
+    st.clock[3] = kept
+    st.clock[4] = kept
     return n
+
+
+def _sort_fit_ids(state: EloPairsState) -> None:
+    """Put the fit candidates in ascending order, as ``_established_pairs`` reads them: the sorted
+    prefix and the few added since are one merge for numpy's stable sort (timsort)."""
+    n_sorted, n = int(state.clock[3]), int(state.clock[4])
+    if n_sorted < n:
+        state.fit_ids[:n].sort(kind="stable")
+        state.clock[3] = n
 
 
 FitWork = namedtuple("FitWork", "count wsum wrsum compact player start fill partner w_slot r_slot xc pull denom")
@@ -716,7 +760,7 @@ class EloPairsScheme(SchemeBase):
         return EloPairsState(**_partnership_arrays(int(n_partnerships)),
                         player_sum=np.zeros(n), player_count=np.zeros(n, np.int32),
                         player_seed=seed.astype(np.float64), indiv=np.full(n, np.nan),
-                        clock=np.array([-1, NEVER, 0], np.int64))
+                        clock=np.array([-1, NEVER, 0, 0, 0], np.int64))
 
     def grow(self, state: EloPairsState, n_partnerships: int) -> EloPairsState:
         """Room for at least ``n_partnerships`` partnerships (amortised: ×1.5)."""
@@ -799,8 +843,9 @@ class EloPairsScheme(SchemeBase):
         """Individual ratings (Elo points, P) fitted to the established pair ratings on ``day``."""
         p = self.params
         later = bool(state.clock[0] >= 0 and int(days_to_months(np.array([day]))[0]) > state.clock[0])
-        n_slots = state.capacity
-        sel, rating, sessions = np.empty(n_slots, np.int64), np.empty(n_slots), np.empty(n_slots, np.int64)
+        n_cand = int(state.clock[4])
+        sel, rating, sessions = np.empty(n_cand, np.int64), np.empty(n_cand), np.empty(n_cand, np.int64)
+        _sort_fit_ids(state)
         n = _established_pairs(_ratings(state), int(day), later, int(p.established_sessions), float(p.stale_days),
                                sel, rating, sessions)
         sel, rating, sessions = sel[:n], rating[:n], sessions[:n]
