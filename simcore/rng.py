@@ -95,6 +95,13 @@ def seed_stream(state, key, a, b):
     state[0] = derive(derive(key, a), b)
 
 
+@kernel(inline="always")
+def skip(state, n):
+    """Step ``state`` past its next ``n`` draws (of ``next_u64``, ``uniform``, ``normal``: one each), as if
+    they were made: a SplitMix64 state is a counter, so the step is one multiply-add."""
+    state[0] += np.uint64(n) * _GOLDEN
+
+
 @kernel
 def next_u64(state):
     state[0] += _GOLDEN

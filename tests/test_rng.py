@@ -22,6 +22,18 @@ def test_stream_matches_reference(key, a, b):
 
 
 @settings(max_examples=100, deadline=None)
+@given(u64, small, st.integers(min_value=0, max_value=3000))
+def test_skip_matches_drawing(key, a, n):
+    """Stepping a stream past n draws leaves it where drawing n numbers does (the state wraps past 2**64)."""
+    fast = rng.new_stream(np.uint64(key), a, 0)
+    rng.skip(fast, n)
+    ref = naive.SplitMix64(key, a, 0)
+    ref.skip(n)
+    assert int(fast[0]) == ref.state
+    assert rng.uniform(fast) == ref.uniform()
+
+
+@settings(max_examples=100, deadline=None)
 @given(u64, small)
 def test_derive_matches_python_child_key(key, a):
     assert int(rng.derive(np.uint64(key), a)) == int(rng.child_key(key, a)) == naive.derive(key, a)

@@ -39,7 +39,8 @@ from simcore.bridge.model import (MAX_RUNGS, MEAN_MISTAKE_IMPS, _poisson, _vulne
                                   field_sigma, imps_lost_rate, mistakes_cost, poisson_step, take_boards)
 from simcore.movements.swiss import standings_order, swiss_first_round, swiss_pair_round
 from simcore.movements.seating import SessionRows as Rows  # seating's rows, played here as they are
-from simcore.rng import normal, seed_stream, uniform
+from simcore._memory import prefetch, prefetch_row
+from simcore.rng import normal, seed_stream, skip, uniform
 from simcore.scoring.board import board_butler, board_matchpoints
 from simcore.scoring.imp_scale import imps, victory_points
 
@@ -142,60 +143,111 @@ def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, ou
     skipped.  card (``CardTotals``) is added to when ``model.card_play``.
     """
     st = np.empty(1, np.uint64)
+    ahead = np.empty(1, np.uint64)
     max_entries = 1
     max_boards = 1
     for s in range(sessions.index.shape[0]):
         max_entries = max(max_entries, sessions.entry_start[s + 1] - sessions.entry_start[s])
         max_boards = max(max_boards, sessions.boards[s])
     pair_strength = np.empty(max_entries)
+    # board codes of this session and of the next one played (drawn ahead to prefetch their pool rows)
     codes = np.empty(max_boards + 1, np.int64)
+    codes_next = np.empty(max_boards + 1, np.int64)
     # the session's boards: their ladders copied out of the pool (``take_boards``), row = board number
     ladders = Deals(np.empty((max_boards + 1, MAX_RUNGS), np.int32), np.empty((max_boards + 1, MAX_RUNGS)), 0)
-    rates = _Rates(np.empty(2 * max_entries), np.empty(2 * max_entries), np.empty(2 * max_entries, np.int64))
-    for s in range(sessions.index.shape[0]):
+    rates = _Rates(np.empty(2 * max_entries), np.empty(2 * max_entries), np.empty(2 * max_entries, np.int64),
+                   np.empty(2 * max_entries, np.int64))
+    s = _next_played(rows, 0)
+    if s < sessions.index.shape[0]:
+        _look_ahead(key, sessions, s, entries, strength, deals, model.card_play, card, ahead, codes_next)
+    while s < sessions.index.shape[0]:
         r0, r1 = rows.start[s], rows.start[s + 1]
-        if r0 == r1:
-            continue
         seed_stream(st, key, _PLAY_SALT, sessions.index[s])
         t_row = strength[sessions.week[s]]
         e0, e1 = sessions.entry_start[s], sessions.entry_start[s + 1]
         sigma = _session_form(t_row, entries, e0, e1, model, st, pair_strength)
-        for board in range(1, sessions.boards[s] + 1):
-            codes[board] = deal_board(deals.n_deals, _vulnerability(board), st)
+        # the boards' deals were drawn ahead (the same draws): step the stream past them
+        codes, codes_next = codes_next, codes
+        skip(st, 2 * sessions.boards[s])
         take_boards(deals.scores, deals.thresholds, codes, 1, sessions.boards[s] + 1, ladders.scores,
                     ladders.thresholds)
-        t = sessions.trav_start[s]
-        for r in range(r0, r1):
-            t = _play_row(rows, r, entries, e0, pair_strength, codes, ladders, model.alpha, sigma, st, out, dest, t)
+        s_next = _next_played(rows, s + 1)
+        if s_next < sessions.index.shape[0]:
+            _look_ahead(key, sessions, s_next, entries, strength, deals, model.card_play, card, ahead, codes_next)
+        _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, model.alpha, sigma, st, out, dest,
+                   sessions.trav_start[s])
         if model.card_play:
             _declarer_rates(t_row, entries, e0, e1, model, card.offset, rates)
-            _card_play_rows(rows, r0, r1, rates, st, card.imps, entries, e0)
-            _add_boards_declared(entries, e0, e1, rates.declared, card.boards)
+            _card_play_rows(rows, r0, r1, rates, st)
+            _add_card_play(entries, e0, e1, rates, card)
+        s = s_next
 
 
-@_step  # called per row: no reference counting (atomic increments on ~20 arrays a call)
-def _play_row(rows, r, entries, e0, pair_strength, codes, ladders, alpha, sigma, st, out, dest, t):
-    """Row r's boards (one NS score each, ``draw_ns_score`` on board codes[board] of ``ladders``) into
-    travellers t, t+1, ... (stored at ``out[dest[t]]``); returns the next traveller."""
-    ns, ew = rows.ns[r], rows.ew[r]
-    s_ns, s_ew = pair_strength[ns], pair_strength[ew]
-    # the row's labels and players, read once for its run of boards
-    rnd, table, first = rows.round[r], rows.table[r], rows.first_board[r]
-    ns_a, ns_b, ew_a, ew_b = entries.a[e0 + ns], entries.b[e0 + ns], entries.a[e0 + ew], entries.b[e0 + ew]
-    for k in range(rows.n_boards[r]):
-        board = first + k
-        score = draw_ns_score(ladders.scores, ladders.thresholds, codes[board], s_ns, s_ew, alpha, sigma, st)
-        at = np.uint64(dest[t])  # unsigned: no negative-index wrap on each of the eight stores
-        out.round[at] = rnd
-        out.board[at] = board
-        out.table[at] = table
-        out.ns[at, 0] = ns_a
-        out.ns[at, 1] = ns_b
-        out.ew[at, 0] = ew_a
-        out.ew[at, 1] = ew_b
-        out.score[at] = score
-        t += 1
-    return t
+@_step
+def _next_played(rows, s):
+    """The first session from s on with rows (Swiss sessions have none), or the number of sessions."""
+    while s < rows.start.shape[0] - 1 and rows.start[s] == rows.start[s + 1]:
+        s += 1
+    return s
+
+
+@_step
+def _look_ahead(key, sessions, s, entries, strength, deals, card_play, card, st, codes):
+    """Session s's board codes into codes[1..boards] (``deal_board``: the draws its stream makes after each
+    pair's form, one normal an entry); start loading their pool rows and its players' entries.
+
+    Called one session ahead: a session's boards are random rows of a pool
+    of several MB and its players random entries of arrays by player, a
+    cache miss each, that load while the session before is played.
+    """
+    seed_stream(st, key, _PLAY_SALT, sessions.index[s])
+    skip(st, sessions.entry_start[s + 1] - sessions.entry_start[s])
+    for board in range(1, sessions.boards[s] + 1):
+        codes[board] = deal_board(deals.n_deals, _vulnerability(board), st)
+        row = codes[board] >> 1
+        # a row: 64 bytes of scores, 128 of thresholds (three lines when not 64-byte aligned)
+        prefetch_row(deals.scores, row, 0)
+        prefetch_row(deals.scores, row, MAX_RUNGS - 1)
+        prefetch_row(deals.thresholds, row, 0)
+        prefetch_row(deals.thresholds, row, MAX_RUNGS // 2)
+        prefetch_row(deals.thresholds, row, MAX_RUNGS - 1)
+    week = sessions.week[s]
+    for e in range(sessions.entry_start[s], sessions.entry_start[s + 1]):
+        for p in (entries.a[e], entries.b[e]):
+            prefetch_row(strength, week, p)
+            if card_play:
+                prefetch(card.offset, p)
+                prefetch(card.boards, p)
+                prefetch(card.imps, p)
+
+
+@_step  # called per session: no reference counting (atomic increments on ~20 arrays a call)
+def _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, alpha, sigma, st, out, dest, t):
+    """Rows r0..r1's boards (one NS score each, ``draw_ns_score`` on board codes[board] of ``ladders``) into
+    travellers t, t+1, ... (stored at ``out[dest[t]]``).
+
+    One call a session, not a row: rows run 2-3 boards, and a call passes
+    every array of its bundles (~20) by value.
+    """
+    for r in range(r0, r1):
+        ns, ew = rows.ns[r], rows.ew[r]
+        s_ns, s_ew = pair_strength[ns], pair_strength[ew]
+        # the row's labels and players, read once for its run of boards
+        rnd, table, first = rows.round[r], rows.table[r], rows.first_board[r]
+        ns_a, ns_b, ew_a, ew_b = entries.a[e0 + ns], entries.b[e0 + ns], entries.a[e0 + ew], entries.b[e0 + ew]
+        for k in range(rows.n_boards[r]):
+            board = first + k
+            score = draw_ns_score(ladders.scores, ladders.thresholds, codes[board], s_ns, s_ew, alpha, sigma, st)
+            at = np.uint64(dest[t])  # unsigned: no negative-index wrap on each of the eight stores
+            out.round[at] = rnd
+            out.board[at] = board
+            out.table[at] = table
+            out.ns[at, 0] = ns_a
+            out.ns[at, 1] = ns_b
+            out.ew[at, 0] = ew_a
+            out.ew[at, 1] = ew_b
+            out.score[at] = score
+            t += 1
 
 
 @_step  # a small step called per session or row: no reference counting
@@ -220,6 +272,7 @@ class _Rates(NamedTuple):
     mu: np.ndarray  # float64: mistakes expected per board declared
     exp_neg_mu: np.ndarray  # float64: exp(-mu)
     declared: np.ndarray  # int64: boards declared in the session so far
+    lost: np.ndarray  # int64: IMPs lost on them so far
 
 
 @_step  # a small step called per session: no reference counting
@@ -237,36 +290,36 @@ def _declarer_rates(t_row, entries, e0, e1, model, offset, rates):
             rates.mu[j] = mu
             rates.exp_neg_mu[j] = np.exp(-mu) if mu <= _POISSON_CHUNK else 0.0
             rates.declared[j] = 0
+            rates.lost[j] = 0
 
 
 _POISSON_CHUNK = 400.0  # bridge.model._poisson draws a mean in chunks of at most this
 
 
 @_step  # called per session: no reference counting
-def _card_play_rows(rows, r0, r1, rates, st, imps, entries, e0):
+def _card_play_rows(rows, r0, r1, rates, st):
     """Card play on the travellers of rows r0..r1, in written order (``_declare`` each)."""
     for r in range(r0, r1):
         j_ns, j_ew = 2 * rows.ns[r], 2 * rows.ew[r]
         for k in range(rows.n_boards[r]):
-            _declare(j_ns, j_ew, rates, st, imps, entries, e0)
+            _declare(j_ns, j_ew, rates, st)
 
 
 @_step  # called per session: no reference counting
-def _card_play_seats(seats, rates, st, imps, entries, e0):
+def _card_play_seats(seats, rates, st):
     """Card play on travellers whose (NS, EW) entry offsets are the rows of ``seats``, in order."""
     for i in range(seats.shape[0]):
-        _declare(2 * seats[i, 0], 2 * seats[i, 1], rates, st, imps, entries, e0)
+        _declare(2 * seats[i, 0], 2 * seats[i, 1], rates, st)
 
 
 @kernel(inline="always")  # the body of the loops above
-def _declare(j_ns, j_ew, rates, st, imps, entries, e0):
+def _declare(j_ns, j_ew, rates, st):
     """One table-board's declarer and the IMPs they lose against double dummy (``draw_imps_lost`` over one
     board, no dummy draw), the same draws in the same order.
 
     One uniform picks the side and which of its two players declares (each
     of the four 1/4): seat j_ns (NS entry's player a), j_ns + 1, j_ew or
-    j_ew + 1 of ``rates``.  IMPs lost are added to ``imps`` (by player)
-    when not 0: adding 0.0 changes nothing.
+    j_ew + 1 of ``rates``, whose boards declared and IMPs lost it adds to.
     """
     seat = min(int(uniform(st) * 4.0), 3)
     j = (j_ns if seat < 2 else j_ew) + (seat & 1)
@@ -277,17 +330,24 @@ def _declare(j_ns, j_ew, rates, st, imps, entries, e0):
         n = _poisson(mu, st)
     rates.declared[j] += 1
     if n > 0:
-        lost = mistakes_cost(n, st)
-        e = e0 + (j >> 1)
-        imps[entries.a[e] if (j & 1) == 0 else entries.b[e]] += lost
+        rates.lost[j] += mistakes_cost(n, st)
 
 
 @_step  # a small step called per session: no reference counting
-def _add_boards_declared(entries, e0, e1, declared, boards):
-    """Add each player's boards declared in the session to ``boards`` (by player)."""
+def _add_card_play(entries, e0, e1, rates, card):
+    """Add each player's boards declared and IMPs lost in the session to ``card`` (by player).
+
+    IMPs lost are whole numbers, added up in int64 over the session and
+    then once to the float64 total: the same bits as adding each board's
+    (every partial sum is an integer below 2**53, so exact), with one
+    random access a player and session instead of one a board.
+    """
     for e in range(e0, e1):
-        boards[entries.a[e]] += declared[2 * (e - e0)]
-        boards[entries.b[e]] += declared[2 * (e - e0) + 1]
+        j = 2 * (e - e0)
+        card.boards[entries.a[e]] += rates.declared[j]
+        card.boards[entries.b[e]] += rates.declared[j + 1]
+        card.imps[entries.a[e]] += rates.lost[j]
+        card.imps[entries.b[e]] += rates.lost[j + 1]
 
 
 @kernel
@@ -338,10 +398,11 @@ def play_swiss_sessions(key, sessions, entries, dest, strength, deals, model, ou
                                   pair_strength, deals, model, sigma, st, out, dest, t, seats[t - t0:], margin)
             _update_standings(a, b, margin, teams or sessions.imps_scoring[s], sessions.bpr[s], played, points)
         if model.card_play:
-            rates = _Rates(np.empty(2 * (e1 - e0)), np.empty(2 * (e1 - e0)), np.empty(2 * (e1 - e0), np.int64))
+            n2 = 2 * (e1 - e0)
+            rates = _Rates(np.empty(n2), np.empty(n2), np.empty(n2, np.int64), np.empty(n2, np.int64))
             _declarer_rates(t_row, entries, e0, e1, model, card.offset, rates)
-            _card_play_seats(seats[:t - t0], rates, st, card.imps, entries, e0)
-            _add_boards_declared(entries, e0, e1, rates.declared, card.boards)
+            _card_play_seats(seats[:t - t0], rates, st)
+            _add_card_play(entries, e0, e1, rates, card)
 
 
 @_inner

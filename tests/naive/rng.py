@@ -29,3 +29,8 @@ class SplitMix64:
         return ((self.next_u64() >> 11) + 0.5) / 2.0**53
 
 
+
+    def skip(self, n: int) -> None:
+        """Draw and drop ``n`` numbers (``simcore.rng.skip`` steps the state instead)."""
+        for _ in range(n):
+            self.next_u64()

@@ -1,0 +1,85 @@
+"""Memory hints for kernels that read large arrays at random: prefetch, huge pages.
+
+* ``prefetch(arr, i)`` / ``prefetch_row(arr, row, col)`` ask the CPU to
+  start loading the cache line of ``arr[i]`` / ``arr[row, col]`` and go on.
+  A hint, nothing more: no value changes, and an address past the array is
+  harmless (x86's prefetch never faults).  Issued one unit of work ahead (a
+  session's boards, its players), the misses of the next unit overlap the
+  work of this one instead of queueing one behind the other.
+* ``huge_page_empty(shape, dtype)``: an array on 2 MB pages where the
+  system gives them on request (Linux, transparent huge pages in "madvise"
+  mode, as on this machine); else ``np.empty``.  A table of several MB read
+  at random rows (the bridge model's deal pool) then costs a few TLB
+  entries instead of one page walk a row.
+"""
+
+from __future__ import annotations
+
+import mmap
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+_HUGE_PAGE = 2 << 20
+
+
+def _prefetch_codegen(context, builder, sig, args):
+    aryty = sig.args[0]
+    ary = context.make_array(aryty)(context, builder, args[0])
+    ptr = cgutils.get_item_pointer2(context, builder, data=ary.data, shape=cgutils.unpack_tuple(builder, ary.shape),
+                                    strides=cgutils.unpack_tuple(builder, ary.strides), layout=aryty.layout,
+                                    inds=list(args[1:]), wraparound=False, boundscheck=False)
+    i8p = ir.IntType(8).as_pointer()
+    i32 = ir.IntType(32)
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                        "llvm.prefetch.p0")
+    builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep in every cache level
+    return context.get_dummy_value()
+
+
+@intrinsic
+def _prefetch(typingctx, arr, i):
+    """Start loading the cache line of ``arr[i]`` (a 1-D array)."""
+    return types.none(arr, types.intp), _prefetch_codegen
+
+
+@intrinsic
+def _prefetch_row(typingctx, arr, row, col):
+    """Start loading the cache line of ``arr[row, col]`` (a 2-D array)."""
+    return types.none(arr, types.intp, types.intp), _prefetch_codegen
+
+
+def _no_prefetch(arr, *index):
+    """``prefetch`` as plain Python (NUMBA_DISABLE_JIT=1): nothing to do."""
+
+
+prefetch = _no_prefetch if numba.config.DISABLE_JIT else _prefetch
+prefetch_row = _no_prefetch if numba.config.DISABLE_JIT else _prefetch_row
+
+
+def huge_page_empty(shape, dtype) -> np.ndarray:
+    """An uninitialised C-contiguous array, on 2 MB pages when the system gives them on request.
+
+    Only for arrays of a few MB or more read at random; smaller ones, or a
+    system without ``madvise(MADV_HUGEPAGE)``, get ``np.empty``.  The memory
+    is an anonymous mapping owned by the array (freed with it).
+    """
+    dtype = np.dtype(dtype)
+    shape = tuple(int(n) for n in np.atleast_1d(shape))
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    advise = getattr(mmap, "MADV_HUGEPAGE", None)
+    if advise is None or nbytes < _HUGE_PAGE:
+        return np.empty(shape, dtype)
+    # one huge page more than needed, to start the array on a 2 MB boundary
+    m = mmap.mmap(-1, nbytes + _HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    try:
+        m.madvise(advise)
+    except OSError:  # refused (huge pages off): ordinary pages, same array
+        pass
+    raw = np.frombuffer(m, np.uint8)
+    start = -raw.ctypes.data % _HUGE_PAGE
+    return raw[start:start + nbytes].view(dtype).reshape(shape)
