@@ -51,9 +51,12 @@ SHAPES = ("line", "exponential", "rectangle", "trapezium")
 # by every grade and eviction, costs one line)
 RE, RX, RPHI, RG, CA, CB, CC, CD = range(8)
 N_RF = 8
-# ring_i columns: day of play, partnership, sequence number, real boards (32 bytes, aligned)
+# ring_i columns (int32): day of play, partnership, sequence number, real boards (16 bytes, aligned: the
+# oldest session and the next ones share a cache line)
 RDAY, RPID, RSEQ, RB = range(4)
 N_RI = 4
+RING_INT = np.int32
+INT32_MAX = 2**31 - 1
 # ent_f columns: clock, cumulative bases, exponential reference, initial grade, real boards in the ring,
 # then the newest session's cumulative sums and clock position (copies of its ring row, so a grade and
 # an append need only the entity's rows and the oldest session: at national scale every ring row read
@@ -61,7 +64,7 @@ N_RI = 4
 ET, BA, BB, BC, BD, EREF, EINIT, EBOARDS, LA, LB, LC, LD, LE = range(13)
 N_EF = 16
 # ent_i columns: oldest slot, count, boards ever, reached 300 (padding off), sessions ever, the newest
-# session's day, where the entity's ring starts in the shared pool and its capacity (a power of two)
+# session's day, where the entity's ring starts in the shared pool and its capacity (sessions)
 IHEAD, ICNT, ITOTAL, IEVER, ISESS, ILDAY, IOFF, ICAP = range(8)
 N_EI = 8
 
@@ -169,9 +172,13 @@ def prefetch_ring_ends(ring_f, ring_i, ent_i, ent):
 
 @kernel(inline="always", refcount=False)
 def _phys(ent_i, ent, i):
-    """Pool row of the entity's logical session i (0 = oldest)."""
-    # each entity's ring is its own power-of-two slice of the pool (16, doubled when it fills)
-    return ent_i[ent, IOFF] + ((ent_i[ent, IHEAD] + i) & (ent_i[ent, ICAP] - 1))
+    """Pool row of the entity's logical session i (0 = oldest; 0 <= i < capacity)."""
+    # each entity's ring is its own slice of the pool, sized to what it holds (grow_rings): any capacity,
+    # so the wrap is a compare, not a power-of-two mask
+    r = ent_i[ent, IHEAD] + i
+    if r >= ent_i[ent, ICAP]:
+        r -= ent_i[ent, ICAP]
+    return ent_i[ent, IOFF] + r
 
 
 @kernel(inline="always", refcount=False)
@@ -439,13 +446,17 @@ def pop_oldest(ring_f, ring_i, ent_f, ent_i, ent):
     for k in range(4):
         ent_f[ent, BA + k] = ring_f[p, CA + k]
     ent_f[ent, EBOARDS] -= ring_i[p, RB]
-    ent_i[ent, IHEAD] = (ent_i[ent, IHEAD] + 1) & (ent_i[ent, ICAP] - 1)
+    head = ent_i[ent, IHEAD] + 1
+    ent_i[ent, IHEAD] = 0 if head == ent_i[ent, ICAP] else head
     ent_i[ent, ICNT] -= 1
 
 
 # --- the pool (plain Python: runs between kernel calls) --------------------------------------
 
 MIN_CAPACITY = 16
+GROWTH_NUM, GROWTH_DEN = 1, 4  # a full ring grows by a quarter (or to what it needs)
+ROUND = 8  # capacities in multiples of 8 sessions (ring_f: 512 bytes, ring_i: two cache lines)
+MAX_SLACK = 0.25  # abandoned slices reclaimed once they exceed this share of the rings' capacity
 
 
 RESERVE_PER_ENTITY = 128  # pool rows allocated up front per entity (sessions of a regular player's window)
@@ -470,7 +481,7 @@ def new_pool(n_ent: int):
     need the pool itself reallocated and copied.
     """
     ring_f = aligned_zeros((n_ent * RESERVE_PER_ENTITY, N_RF))
-    ring_i = aligned_zeros((n_ent * RESERVE_PER_ENTITY, N_RI), np.int64)
+    ring_i = aligned_zeros((n_ent * RESERVE_PER_ENTITY, N_RI), RING_INT)
     ent_f = aligned_zeros((n_ent, N_EF))
     ent_f[:, EINIT] = np.nan
     ent_i = aligned_zeros((n_ent, N_EI), np.int64)
@@ -508,7 +519,7 @@ def _reserve(ring_f, ring_i, rows: int, used: int | None = None):
     n = max(rows, 2 * ring_f.shape[0])
     used = ring_f.shape[0] if used is None else used
     rf = aligned_zeros((n, N_RF))
-    ri = aligned_zeros((n, N_RI), np.int64)
+    ri = aligned_zeros((n, N_RI), RING_INT)
     rf[:used] = ring_f[:used]
     ri[:used] = ring_i[:used]
     return rf, ri
@@ -517,11 +528,15 @@ def _reserve(ring_f, ring_i, rows: int, used: int | None = None):
 def grow_rings(ring_f, ring_i, ent_i, used: int, ents, need):
     """Give each entity ``ents[k]`` a ring of at least ``need[k]`` sessions.
 
-    The ring moves to the end of the pool at the next power of two, its
-    sessions copied oldest first (head 0).  The slices left behind are
-    reclaimed (``compact_pool``, in place) before the pool array would have
-    to grow, so the array stays within about 2.5 x what the rings hold.
-    Returns (ring_f, ring_i, used); ``ent_i`` is updated in place.
+    The ring moves to the end of the pool, its sessions copied oldest first
+    (head 0), with GROWTH more room than it had (at least ``need``; rounded
+    up to ROUND rows), so a ring ends within a few rows of the most its
+    player keeps (a regular's window, ~90 sessions at national scale)
+    instead of the next power of two.  The slices left behind are reclaimed
+    (``compact_pool``, in place) as soon as they make up more than
+    MAX_SLACK of the rings, so the rows in use (what the pool costs: the
+    rest of the array is never touched) stay within 1 + MAX_SLACK of the
+    capacities.  Returns (ring_f, ring_i, used); ``ent_i`` is updated in place.
     """
     ents = np.asarray(ents, np.int64)
     need = np.asarray(need, np.int64)
@@ -529,13 +544,16 @@ def grow_rings(ring_f, ring_i, ent_i, used: int, ents, need):
     ents, need = ents[grow], need[grow]
     if not len(ents):
         return ring_f, ring_i, used
-    new_cap = np.maximum(MIN_CAPACITY, 1 << np.ceil(np.log2(need)).astype(np.int64))
-    if used + int(new_cap.sum()) > len(ring_f) and used > 1.25 * int(ent_i[:, ICAP].sum()):
-        used = compact_pool(ring_f, ring_i, ent_i, np.argsort(ent_i[:, IOFF], kind="stable"))
+    cap = ent_i[ents, ICAP]
+    new_cap = np.maximum(need, cap + (cap * GROWTH_NUM) // GROWTH_DEN)
+    new_cap = np.maximum(MIN_CAPACITY, -(-new_cap // ROUND) * ROUND)
     new_off = (used + np.concatenate([[0], np.cumsum(new_cap)[:-1]])).astype(np.int64)
     ring_f, ring_i = _reserve(ring_f, ring_i, used + int(new_cap.sum()), used)
     used = used + int(new_cap.sum())
     move_rings(ring_f, ring_i, ent_i, ents, new_off, new_cap)
+    # after the move, so the slices just left behind are reclaimed too
+    if used > (1.0 + MAX_SLACK) * int(ent_i[:, ICAP].sum()):
+        used = compact_pool(ring_f, ring_i, ent_i, np.argsort(ent_i[:, IOFF], kind="stable"))
     return ring_f, ring_i, used
 
 

@@ -75,7 +75,7 @@ import numpy as np
 from simcore._jit import kernel
 from simcore.results import EVENT_BLACK, EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE
 from simcore.schemes import PlayerTable, SchemeBase
-from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities,
+from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, INT32_MAX, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities,
                     add_session, prefetch, prefetch_entity, prefetch_ring_ends, current_grade, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
                     ring_boards)
 from simcore.schemes.field import standard_score, strength_of_opponents
@@ -83,6 +83,7 @@ from simcore.schemes.field import standard_score, strength_of_opponents
 BANDS = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King",
          "Ace of Clubs", "Ace of Diamonds", "Ace of Hearts", "Ace of Spades")
 STATUS = ("provisional", "evolving", "mature", "out of date")
+PAIR_INT = np.int32  # RPCF counts and partnerships' lower player ids: half the bytes of the national table
 HANDICAP_IMPS_PER_BOARD = 0.3086  # FR 7: IMPs per board per grade point of a team's mean grade
 
 
@@ -539,19 +540,19 @@ class NGSScheme(SchemeBase):
         P = players.n_players
         tracked = int(n_partnerships) if self.params.partnership_grades else 0
         *arrays, used = new_pool(P + tracked)
-        return NGSState(*arrays, pool_used=used, pair_count=np.zeros((max(n_partnerships, 1), 2), np.int64),
+        return NGSState(*arrays, pool_used=used, pair_count=np.zeros((max(n_partnerships, 1), 2), PAIR_INT),
                         member=np.asarray(players.member, bool).copy(),
                         at_start=np.asarray(players.at_start, bool).copy(),
                         explicit=np.asarray(players.initial_grade, np.float64).copy(), n_players=P,
-                        n_tracked=tracked, pair_low=np.full(max(n_partnerships, 1), -1, np.int64))
+                        n_tracked=tracked, pair_low=np.full(max(n_partnerships, 1), -1, PAIR_INT))
 
     def grow(self, state: NGSState, n_partnerships: int) -> NGSState:
         state.changes += 1
         K = state.pair_count.shape[0]
         if n_partnerships > K:
             new_k = max(n_partnerships, 2 * K)
-            state.pair_count = np.concatenate([state.pair_count, np.zeros((new_k - K, 2), np.int64)])
-            state.pair_low = np.concatenate([state.pair_low, np.full(new_k - K, -1, np.int64)])
+            state.pair_count = np.concatenate([state.pair_count, np.zeros((new_k - K, 2), PAIR_INT)])
+            state.pair_low = np.concatenate([state.pair_low, np.full(new_k - K, -1, PAIR_INT)])
         if self.params.partnership_grades and n_partnerships > state.n_tracked:
             extra = max(n_partnerships, 2 * state.n_tracked) - state.n_tracked
             state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pool_used = add_entities(
@@ -593,6 +594,7 @@ class NGSScheme(SchemeBase):
         if out_after is None:
             out_after = np.empty((E, 2))
         _validate(scored, out_after)
+        _check_int32(state, scored)
         self.grow(state, int(sc.pair_partnership.max()) + 1 if E else 0)
         if len(sc.partnership_players):
             K = min(len(sc.partnership_players), len(state.pair_low))
@@ -687,6 +689,18 @@ def _validate(scored, out_after) -> None:
                          "pairs only in two-winner movements (FR 9)")
     if len(sc.replaces) and (sc.replaces >= sc.n_sessions).any():
         raise ValueError("ngs: a session replaces a session id outside this set of results")
+
+
+def _check_int32(state, scored) -> None:
+    """The rings keep sequence numbers, partnerships and days as int32 (decay.RING_INT): refuse what
+    would not fit before grading anything."""
+    sc = scored
+    if state.seq_base + sc.n_sessions > INT32_MAX:
+        raise ValueError(f"ngs: {state.seq_base + sc.n_sessions} sessions graded by one state; at most {INT32_MAX}")
+    if sc.n_entries and int(sc.pair_partnership.max()) >= INT32_MAX:
+        raise ValueError(f"ngs: partnership id {int(sc.pair_partnership.max())} does not fit the rings' int32")
+    if sc.n_sessions and (int(sc.day.max()) > INT32_MAX or int(sc.day.min()) < -INT32_MAX):
+        raise ValueError(f"ngs: day {int(sc.day.max())} does not fit the rings' int32")
 
 
 SCHEME = NGSScheme
