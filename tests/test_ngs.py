@@ -249,6 +249,64 @@ def test_move_rings_matches_reference(seed, n):
             assert after[off + (head + i) % cap] == want_rows[off + (head + i) % cap]
 
 
+def _entity_view(decay, ring_f, ring_i, ent_f, ent_i, e):
+    """One entity's ring and row as the plain-Python twin sees them."""
+    ring = []
+    for i in range(int(ent_i[e, decay.ICNT])):
+        p = decay._phys(ent_i, e, i)
+        f, k = ring_f[p], ring_i[p]
+        ring.append({"e": f[decay.RE], "x": f[decay.RX], "phi": f[decay.RPHI], "g": f[decay.RG],
+                     "ca": f[decay.CA], "cb": f[decay.CB], "cc": f[decay.CC], "cd": f[decay.CD],
+                     "day": int(k[decay.RDAY]), "pid": int(k[decay.RPID]), "seq": int(k[decay.RSEQ]),
+                     "boards": int(k[decay.RB])})
+    row = {name: ent_f[e, col] for name, col in (("t", decay.ET), ("ba", decay.BA), ("bb", decay.BB),
+                                                  ("bc", decay.BC), ("bd", decay.BD), ("la", decay.LA),
+                                                  ("lb", decay.LB), ("lc", decay.LC), ("ld", decay.LD),
+                                                  ("le", decay.LE), ("real", decay.EBOARDS))}
+    row.update(total=int(ent_i[e, decay.ITOTAL]), sessions=int(ent_i[e, decay.ISESS]), lday=int(ent_i[e, decay.ILDAY]))
+    return ring, row
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 5))
+def test_append_newest_matches_add_session_and_reference(seed, n):
+    """decay.append_newest (the inlined usual case) leaves every array bit for bit as add_session does,
+    and each entity as the plain-Python twin (naive.append_newest) says, wrapped rings and first
+    sessions included."""
+    from simcore.schemes import decay
+    rng = np.random.default_rng(seed)
+    ring_f, ring_i, ent_f, ent_i, used = decay.new_pool(n)
+    cap = decay.MIN_CAPACITY
+    ent_i[:, decay.IHEAD] = rng.integers(0, cap, n)  # rings wrap at any capacity
+    ent_f[:, decay.BA:decay.BD + 1] = rng.normal(size=(n, 4))
+    ent_f[:, decay.ET] = rng.integers(0, 3000, n)
+    day = np.zeros(n, np.int64) + 18000
+    for _ in range(int(rng.integers(0, 2 * cap))):  # some history, oldest sessions dropped as rings fill
+        e = int(rng.integers(0, n))
+        if ent_i[e, decay.ICNT] >= cap - 1:
+            decay.pop_oldest(ring_f, ring_i, ent_f, ent_i, e)
+        day[e] += rng.integers(0, 8)
+        x = int(rng.integers(1, 30))
+        decay.add_session(ring_f, ring_i, ent_f, ent_i, e, rng.normal(50, 8), x, x * rng.choice([1.0, 1.3, 2.0]),
+                          rng.choice([1.0, 2.0]), int(day[e]), int(rng.integers(-1, 99)), int(rng.integers(0, 10**6)),
+                          0.0)
+    for e in range(n):
+        if ent_i[e, decay.ICNT] >= cap - 1:
+            decay.pop_oldest(ring_f, ring_i, ent_f, ent_i, e)
+        args = (rng.normal(50, 8), int(rng.integers(1, 30)), float(rng.integers(1, 30)) * 1.3, float(rng.choice([1.0, 2.0])),
+                int(day[e] + rng.integers(0, 5)), int(rng.integers(-1, 99)), int(rng.integers(0, 10**6)))
+        a = [x.copy() for x in (ring_f, ring_i, ent_f, ent_i)]
+        b = [x.copy() for x in (ring_f, ring_i, ent_f, ent_i)]
+        ring, row = _entity_view(decay, *a, e)
+        decay.append_newest(*a, e, *args)
+        decay.add_session(*b, e, *args, 0.0)
+        for got, want in zip(a, b):  # (EINIT is NaN: no initial grade set)
+            assert np.array_equal(got, want, equal_nan=got.dtype.kind == "f")
+        naive.append_newest(ring, row, *args)
+        assert (ring, row) == _entity_view(decay, *a, e)
+        ring_f, ring_i, ent_f, ent_i = a
+
+
 def test_grow_rings_keeps_every_ring_in_order_and_the_pool_bounded():
     from simcore.schemes import decay
     rng = np.random.default_rng(4)

@@ -406,6 +406,52 @@ def add_session(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pi
 
 
 @kernel(inline="always", refcount=False)
+def append_newest(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pid, seq):
+    """``add_session`` for the usual case, inlined where it is called: a session played no earlier
+    than the entity's newest (``ent_i[ent, ILDAY] <= day`` or an empty ring), with a decay that
+    keeps no exponential reference (tau 0).  The same arithmetic in the same order as add_session
+    (bit for bit), without the call, the insertion search and the generic cumulative-sum rebuild."""
+    n = ent_i[ent, ICNT]
+    ent_i[ent, ICNT] = n + 1
+    p = _phys(ent_i, ent, n)
+    if n > 0:
+        prev_e = ent_f[ent, LE]
+        sa, sb, sc, sd = ent_f[ent, LA], ent_f[ent, LB], ent_f[ent, LC], ent_f[ent, LD]
+    else:
+        prev_e = ent_f[ent, ET] - 0.0
+        sa, sb, sc, sd = ent_f[ent, BA], ent_f[ent, BB], ent_f[ent, BC], ent_f[ent, BD]
+    e = prev_e + span
+    ring_i[p, RDAY] = day
+    ring_i[p, RPID] = pid
+    ring_i[p, RSEQ] = seq
+    ring_i[p, RB] = boards
+    ent_f[ent, ET] += span
+    a = phi * span
+    b = a * (e - span / 2.0)
+    sa += a
+    sb += b
+    sc += a * g
+    sd += b * g
+    ring_f[p, RE] = e
+    ring_f[p, RX] = span
+    ring_f[p, RPHI] = phi
+    ring_f[p, RG] = g
+    ring_f[p, CA] = sa
+    ring_f[p, CB] = sb
+    ring_f[p, CC] = sc
+    ring_f[p, CD] = sd
+    ent_f[ent, LA] = sa
+    ent_f[ent, LB] = sb
+    ent_f[ent, LC] = sc
+    ent_f[ent, LD] = sd
+    ent_f[ent, LE] = e
+    ent_i[ent, ILDAY] = ring_i[p, RDAY]
+    ent_i[ent, ITOTAL] += int(boards)
+    ent_i[ent, ISESS] += 1
+    ent_f[ent, EBOARDS] += boards
+
+
+@kernel(inline="always", refcount=False)
 def _ages_oldest(ring_f, ent_f, ent_i, ent, n, q):
     """Clock distance from T back to the end of the session before logical q = 0 (the oldest's start)."""
     if n == 0:

@@ -75,7 +75,7 @@ import numpy as np
 from simcore._jit import kernel
 from simcore.results import EVENT_BLACK, EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE
 from simcore.schemes import PlayerTable, SchemeBase
-from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, INT32_MAX, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities,
+from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ILDAY, INT32_MAX, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities, append_newest,
                     add_session, prefetch, prefetch_entity, prefetch_ring_ends, current_grade, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
                     ring_boards)
 from simcore.schemes.field import standard_score, strength_of_opponents
@@ -399,8 +399,12 @@ def _add_to_histories(ss, pp, rg, s, seq_base, c, sh, tmp):
         for j in range(2):
             p = pp.players[e, j]
             g = tmp.sopp[e] if j == 0 else tmp.sg[e - e0]
-            add_session(rg.ring_f, rg.ring_i, rg.ent_f, rg.ent_i, p, g, x, span, phi, ss.day[s], pid, seq_base + s,
-                        sh.tau)
+            if sh.tau == 0.0 and (rg.ent_i[p, ICNT] == 0 or rg.ent_i[p, ILDAY] <= ss.day[s]):
+                append_newest(rg.ring_f, rg.ring_i, rg.ent_f, rg.ent_i, p, g, x, span, phi, ss.day[s], pid,
+                              seq_base + s)
+            else:  # late-scored, or the exponential's rebased sums
+                add_session(rg.ring_f, rg.ring_i, rg.ent_f, rg.ent_i, p, g, x, span, phi, ss.day[s], pid,
+                            seq_base + s, sh.tau)
             if pid < rg.pair_count.shape[0]:
                 rg.pair_count[pid, 0 if rg.pair_low[pid] == p else 1] += 1
             if ring_boards(rg.ent_f, p) >= c.pad_boards:

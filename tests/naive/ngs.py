@@ -256,3 +256,24 @@ def prefetch(*arrays_and_rows):
     """Twin of decay.prefetch_entity / prefetch_ring_ends / ngs._prefetch_session: a cache hint changes
     no value, so the reference does nothing."""
     return None
+
+
+def append_newest(ring, ent, g, boards, span, phi, day, pid, seq):
+    """Twin of decay.append_newest on a plain-Python view of one entity: ``ring`` is a list of session
+    dicts (oldest first, with cumulative sums ca..cd), ``ent`` a dict of the entity row (clock t, bases
+    ba..bd, newest sums la..ld and clock le, boards ever, sessions ever, real boards, newest day).
+    The session goes after the newest; its clock position is the newest's plus the span, and its
+    cumulative sums add phi·span and phi·span·(E − span/2), times g for the grade sums."""
+    if ring:
+        prev_e, base = ent["le"], [ent["la"], ent["lb"], ent["lc"], ent["ld"]]
+    else:
+        prev_e, base = ent["t"], [ent["ba"], ent["bb"], ent["bc"], ent["bd"]]
+    e = prev_e + span
+    a = phi * span
+    b = a * (e - span / 2.0)
+    sums = [base[0] + a, base[1] + b, base[2] + a * g, base[3] + b * g]
+    ring.append({"e": e, "x": span, "phi": phi, "g": g, "ca": sums[0], "cb": sums[1], "cc": sums[2],
+                 "cd": sums[3], "day": day, "pid": pid, "seq": seq, "boards": boards})
+    ent.update(t=ent["t"] + span, la=sums[0], lb=sums[1], lc=sums[2], ld=sums[3], le=e, lday=day,
+               total=ent["total"] + int(boards), sessions=ent["sessions"] + 1,
+               real=ent["real"] + boards)
