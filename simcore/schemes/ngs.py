@@ -83,7 +83,12 @@ from simcore.schemes.field import standard_score, strength_of_opponents
 BANDS = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King",
          "Ace of Clubs", "Ace of Diamonds", "Ace of Hearts", "Ace of Spades")
 STATUS = ("provisional", "evolving", "mature", "out of date")
-PAIR_INT = np.int32  # RPCF counts and partnerships' lower player ids: half the bytes of the national table
+# the partnership table (K, 4) int32, one 16-byte row per partnership: the RPCF counts (sessions in the
+# lower-id / higher-id player's ring with it) beside the lower-id player, so a count is one cache miss,
+# not a miss for the player id and then another for the count
+PAIR_INT = np.int32
+PAIR_LOW_COUNT, PAIR_HIGH_COUNT, PAIR_LOW = 0, 1, 2
+N_PAIR = 4
 HANDICAP_IMPS_PER_BOARD = 0.3086  # FR 7: IMPs per board per grade point of a team's mean grade
 
 
@@ -143,8 +148,8 @@ class NGSState:
     sessions (see decay.py), ``pool_used`` rows of it handed out;
     ent_f (N, 16) / ent_i (N, 8): clock, bases, initial grade, the newest
     session's sums / ring head, count, boards ever, reached 300, sessions,
-    the newest session's day, ring offset and capacity.  pair_count (K, 2): sessions in
-    the lower-id / higher-id player's ring with partnership k (RPCF).
+    the newest session's day, ring offset and capacity.  pairs (K, 4): sessions in
+    the lower-id / higher-id player's ring with partnership k (RPCF), and the lower-id player.
     member, at_start, explicit (P): the PlayerTable.  seq_base: sessions
     processed before (sequence numbers for corrections).  changes: bumped by every ``apply`` and ``grow``;
     last_grades: (changes, day, grades) of the last ``grades`` call, so a snapshot's ``extras`` on the
@@ -155,13 +160,12 @@ class NGSState:
     ring_i: np.ndarray
     ent_f: np.ndarray
     ent_i: np.ndarray
-    pair_count: np.ndarray
+    pairs: np.ndarray
     member: np.ndarray
     at_start: np.ndarray
     explicit: np.ndarray
     n_players: int
     n_tracked: int
-    pair_low: np.ndarray
     pool_used: int = 0
     seq_base: int = 0
     changes: int = 0
@@ -184,7 +188,7 @@ class NGSState:
 
 Sessions = namedtuple("Sessions", "order day kind scoring winners event replaces pair_start")
 Pairs = namedtuple("Pairs", "players group boards score partnership match_start match_opp")
-Rings = namedtuple("Rings", "ring_f ring_i ent_f ent_i pair_count pair_low member at_start explicit")
+Rings = namedtuple("Rings", "ring_f ring_i ent_f ent_i pairs member at_start explicit")
 Consts = namedtuple("Consts", "gain window limit_days pad_boards initial_grade green_initial_grade start_grade "
                               "returner_grade rpcf rpcf_share known_share butler_factor cross_imp_factor "
                               "aggregate_factor boards_mode weight_club weight_black weight_green")
@@ -210,8 +214,14 @@ def _evict(rg, ent, day, c, tau, is_player):
 @kernel(inline="always", refcount=False)
 def _count_partnership(rg, pid, player, step):
     """RPCF: sessions in ``player``'s ring with partnership ``pid`` change by ``step``."""
-    if pid >= 0 and pid < rg.pair_count.shape[0]:
-        rg.pair_count[pid, 0 if rg.pair_low[pid] == player else 1] += step
+    if pid >= 0 and pid < rg.pairs.shape[0]:
+        rg.pairs[pid, _side(rg, pid, player)] += step
+
+
+@kernel(inline="always", refcount=False)
+def _side(rg, pid, player):
+    """The column of ``rg.pairs`` counting partnership ``pid``'s sessions in ``player``'s ring."""
+    return PAIR_LOW_COUNT if rg.pairs[pid, PAIR_LOW] == player else PAIR_HIGH_COUNT
 
 
 # _grade_now and _evict are inlined where they are called: a call passes the Rings and Consts bundles by
@@ -353,11 +363,11 @@ def _session_grades(ss, pp, rg, s, n_players, n_tracked, seq_base, c, sh, tmp):
         excess = tmp.sg[e - e0] + tmp.sopp[e] - 0.5 * (ga + gb)
         pid = pp.partnership[e]
         regular = False
-        if c.rpcf > 0.0 and pid < rg.pair_count.shape[0]:
+        if c.rpcf > 0.0 and pid < rg.pairs.shape[0]:
             na, nb = rg.ent_i[a, ICNT], rg.ent_i[b, ICNT]
             if na > 0 and nb > 0:
-                ca = rg.pair_count[pid, 0 if rg.pair_low[pid] == a else 1]
-                cb = rg.pair_count[pid, 0 if rg.pair_low[pid] == b else 1]
+                ca = rg.pairs[pid, _side(rg, pid, a)]
+                cb = rg.pairs[pid, _side(rg, pid, b)]
                 regular = ca > c.rpcf_share * na and cb > c.rpcf_share * nb
         conv = c.rpcf * 0.5 * (gb - ga) if regular else 0.0
         tmp.sopp[e] = ga + conv + c.gain * excess       # reuse: SG of a
@@ -405,17 +415,20 @@ def _add_to_histories(ss, pp, rg, s, seq_base, c, sh, tmp):
             else:  # late-scored, or the exponential's rebased sums
                 add_session(rg.ring_f, rg.ring_i, rg.ent_f, rg.ent_i, p, g, x, span, phi, ss.day[s], pid,
                             seq_base + s, sh.tau)
-            if pid < rg.pair_count.shape[0]:
-                rg.pair_count[pid, 0 if rg.pair_low[pid] == p else 1] += 1
+            if pid < rg.pairs.shape[0]:
+                rg.pairs[pid, _side(rg, pid, p)] += 1
             if ring_boards(rg.ent_f, p) >= c.pad_boards:
                 rg.ent_i[p, IEVER] = 1
 
 
 @kernel(refcount=False, helper=True)
-def _prefetch_session(ss, pp, rg, s, n_players, n_tracked, rings):
-    """Start loading what session ``s`` will read: its entities' rows, or (``rings``) the ring rows
-    those rows point to.  Called two and one sessions ahead: values are unchanged, only the cache
-    misses of a national population's state overlap (a hint, no effect on any number)."""
+def _prefetch_session(ss, pp, rg, s, n_players, n_tracked, stage):
+    """Start loading what session ``s`` will read, in three stages a session apart, each reading
+    only what the one before loaded: (0) its entities' rows and its partnerships' rows, (1) the ring
+    rows those entity rows point to, (2) the partnership row of each player's oldest session, which
+    the session's eviction counts down (RPCF; at national scale a different partnership's row, a
+    cache miss, most of the time).  Called three, two and one sessions ahead: values are unchanged,
+    only the cache misses of a national population's state overlap (a hint, no effect on any number)."""
     for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
         pid = pp.partnership[e]
         for j in range(3):
@@ -425,12 +438,16 @@ def _prefetch_session(ss, pp, rg, s, n_players, n_tracked, rings):
                 ent = n_players + pid
             else:
                 break
-            if rings:
-                prefetch_ring_ends(rg.ring_f, rg.ring_i, rg.ent_i, ent)
-            else:
+            if stage == 0:
                 prefetch_entity(rg.ent_f, rg.ent_i, ent)
-        if not rings and pid < rg.pair_count.shape[0]:
-            prefetch(rg.pair_count, pid, 0)
+            elif stage == 1:
+                prefetch_ring_ends(rg.ring_f, rg.ring_i, rg.ent_i, ent)
+            elif j < 2 and rg.ent_i[ent, ICNT] > 0:
+                old = rg.ring_i[_phys(rg.ent_i, ent, 0), RPID]
+                if old >= 0 and old < rg.pairs.shape[0]:
+                    prefetch(rg.pairs, old, 0)
+        if stage == 0 and pid < rg.pairs.shape[0]:
+            prefetch(rg.pairs, pid, 0)
 
 
 @kernel(refcount=False)
@@ -442,10 +459,12 @@ def _apply_kernel(ss, pp, rg, n_players, n_tracked, seq_base, c, sh, tmp, want_a
     """
     n_order = ss.order.shape[0]
     for k in range(first_index, n_order):
+        if k + 3 < n_order:
+            _prefetch_session(ss, pp, rg, ss.order[k + 3], n_players, n_tracked, 0)
         if k + 2 < n_order:
-            _prefetch_session(ss, pp, rg, ss.order[k + 2], n_players, n_tracked, False)
+            _prefetch_session(ss, pp, rg, ss.order[k + 2], n_players, n_tracked, 1)
         if k + 1 < n_order:
-            _prefetch_session(ss, pp, rg, ss.order[k + 1], n_players, n_tracked, True)
+            _prefetch_session(ss, pp, rg, ss.order[k + 1], n_players, n_tracked, 2)
         s = ss.order[k]
         if ss.kind[s] == KIND_ONLINE:
             continue
@@ -537,26 +556,25 @@ class NGSScheme(SchemeBase):
 
     @staticmethod
     def _rings(state: NGSState) -> Rings:
-        return Rings(state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pair_count, state.pair_low,
+        return Rings(state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pairs,
                      state.member, state.at_start, state.explicit)
 
     def new_state(self, players: PlayerTable, n_partnerships: int = 0) -> NGSState:
         P = players.n_players
         tracked = int(n_partnerships) if self.params.partnership_grades else 0
         *arrays, used = new_pool(P + tracked)
-        return NGSState(*arrays, pool_used=used, pair_count=np.zeros((max(n_partnerships, 1), 2), PAIR_INT),
+        return NGSState(*arrays, pool_used=used, pairs=_new_pairs(max(n_partnerships, 1)),
                         member=np.asarray(players.member, bool).copy(),
                         at_start=np.asarray(players.at_start, bool).copy(),
                         explicit=np.asarray(players.initial_grade, np.float64).copy(), n_players=P,
-                        n_tracked=tracked, pair_low=np.full(max(n_partnerships, 1), -1, PAIR_INT))
+                        n_tracked=tracked)
 
     def grow(self, state: NGSState, n_partnerships: int) -> NGSState:
         state.changes += 1
-        K = state.pair_count.shape[0]
+        K = state.pairs.shape[0]
         if n_partnerships > K:
             new_k = max(n_partnerships, 2 * K)
-            state.pair_count = np.concatenate([state.pair_count, np.zeros((new_k - K, 2), PAIR_INT)])
-            state.pair_low = np.concatenate([state.pair_low, np.full(new_k - K, -1, PAIR_INT)])
+            state.pairs = np.concatenate([state.pairs, _new_pairs(new_k - K)])
         if self.params.partnership_grades and n_partnerships > state.n_tracked:
             extra = max(n_partnerships, 2 * state.n_tracked) - state.n_tracked
             state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pool_used = add_entities(
@@ -601,8 +619,8 @@ class NGSScheme(SchemeBase):
         _check_int32(state, scored)
         self.grow(state, int(sc.pair_partnership.max()) + 1 if E else 0)
         if len(sc.partnership_players):
-            K = min(len(sc.partnership_players), len(state.pair_low))
-            state.pair_low[:K] = sc.partnership_players[:K, 0]
+            K = min(len(sc.partnership_players), len(state.pairs))
+            state.pairs[:K, PAIR_LOW] = sc.partnership_players[:K, 0]
         if out_before is None:
             out_before = np.empty((E, 2))
         n_max = int(np.diff(sc.pair_start).max()) if sc.n_sessions else 1
@@ -635,7 +653,7 @@ class NGSScheme(SchemeBase):
         """``grade``: grade points of tracked partnerships (NaN if untracked or unpublished: fewer than
         ``partnership_boards`` together within three years); ``boards_3y``: their boards in that time."""
         if state.n_tracked == 0:
-            return {"grade": np.full(state.pair_count.shape[0], np.nan)}
+            return {"grade": np.full(state.pairs.shape[0], np.nan)}
         g = self._grades(state, day, state.n_players, state.n_players + state.n_tracked, False)
         boards = np.array([ring_boards(state.ent_f, state.n_players + k)
                            for k in range(state.n_tracked)])
@@ -655,6 +673,13 @@ class NGSScheme(SchemeBase):
         _status_all(state.ent_f, state.ent_i, state.n_players, self.params.provisional_boards,
                     self.params.mature_boards, status, boards)
         return {"status": status.astype(np.float64), "band": band_code(g), "boards_3y": boards}
+
+
+def _new_pairs(k: int) -> np.ndarray:
+    """k rows of the partnership table: no sessions counted, no player known yet."""
+    pairs = np.zeros((k, N_PAIR), PAIR_INT)
+    pairs[:, PAIR_LOW] = -1
+    return pairs
 
 
 def band_code(grade) -> np.ndarray:
