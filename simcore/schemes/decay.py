@@ -160,11 +160,13 @@ def prefetch_entity(ent_f, ent_i, ent):
 
 @kernel(inline="always", refcount=False)
 def prefetch_ring_ends(ring_f, ring_i, ent_i, ent):
-    """Start loading an entity's oldest session (every grade reads it) and the row its next session
+    """Start loading an entity's oldest session (every grade reads it), the next oldest (where an
+    eviction goes on: ring_i's row shares the oldest's line, mostly) and the row its next session
     goes to (reads its entity row: prefetch that first, some time before)."""
     p = _phys(ent_i, ent, 0)
     prefetch(ring_f, p, 0)
     prefetch(ring_i, p, 0)
+    prefetch(ring_f, _phys(ent_i, ent, 1), 0)
     p = _phys(ent_i, ent, ent_i[ent, ICNT])
     prefetch(ring_f, p, 0)
     prefetch(ring_i, p, 0)
