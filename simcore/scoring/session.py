@@ -209,7 +209,9 @@ class TravOut(NamedTuple):
     """Per traveller (T), written by ``_score_session_pairs``."""
 
     ns_mp: np.ndarray  # NS match-point %
-    ns_value: np.ndarray  # NS result in the session's own units
+    ns_value: np.ndarray  # NS result in the session's own units: written for Swiss pairs sessions only (their
+    # match rows add it up), so the pages of other sessions' rows are never touched (T x 8 bytes of fresh
+    # memory the kernel would have to zero at national scale)
     ns_entry: np.ndarray  # the NS pair's entry (global index)
     ew_entry: np.ndarray
 
@@ -232,8 +234,8 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
 
     trav: ``Travellers``; sess: ``Sessions``; pairs: ``PairsOut`` and out:
     ``TravOut`` (written).  ``out.ns_value`` receives the NS result of each
-    traveller in the session's own units (MP %, Butler IMPs, cross-IMPs,
-    aggregate points above the board mean); ``pairs.match_rows`` the number
+    traveller of a Swiss pairs session in the session's units (MP % or
+    IMPs against the datum); ``pairs.match_rows`` the number
     of distinct rounds each pair played in match / team kinds (its match
     rows; 0 in other kinds).  ``error[s]`` is set to ERR_DIRECTION when a pair changes
     direction in a two-winner session.
@@ -249,6 +251,7 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
     scores = np.empty(max_rows, np.int32)
     mp = np.empty(max_rows)
     val = np.empty(max_rows)
+    row_val = np.empty(max_rows)
     seen = np.empty(max_entries, np.int8)  # bit 1: sat NS, bit 2: sat EW
     last_round = np.empty(max_entries, np.int64)
     order = np.empty(max_entries, np.int64)
@@ -258,11 +261,14 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
         if t1 == t0:
             continue
         n_boards = _group_by_board(trav.board, trav.ns_score, t0, t1, counts, rows, scores, ends)
-        _score_boards(n_boards, ends, sess.scoring[s], sess.expected_plays[s], neuberg, butler_trim, rows,
-                      scores, mp, val, out)
+        _score_boards(n_boards, ends, sess.scoring[s], sess.expected_plays[s], neuberg, butler_trim, t0, rows,
+                      scores, mp, val, out.ns_mp, row_val)
         k = sess.kind[s]
         _pair_rows(t0, t1, sess.pair_start[s], sess.pair_start[s + 1], sess.scoring[s] == SCORING_MP,
-                   _KIND_IS_MATCH[k] or _KIND_IS_TEAM[k], trav, pairs, out, seen, last_round)
+                   _KIND_IS_MATCH[k] or _KIND_IS_TEAM[k], trav, pairs, out, row_val, seen, last_round)
+        if _KIND_IS_MATCH[k] and not _KIND_IS_TEAM[k]:  # Swiss pairs: pass 3 adds up match rows from these
+            for t in range(t0, t1):
+                out.ns_value[t] = row_val[t - t0]
         e0, e1 = sess.pair_start[s], sess.pair_start[s + 1]
         two_groups = sess.winners[s] == 2 or _KIND_IS_TEAM[sess.kind[s]]
         for e in range(e0, e1):
@@ -280,13 +286,15 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
 
 
 @kernel(refcount=False, helper=True)
-def _score_boards(n_boards, ends, sc, expected_plays, neuberg, butler_trim, rows, scores, mp, val, out):
+def _score_boards(n_boards, ends, sc, expected_plays, neuberg, butler_trim, t0, rows, scores, mp, val, ns_mp,
+                  row_val):
     """Every board of a session scored across its tables: NS MP % and NS result in the session's units.
 
     rows, scores, ends: ``_group_by_board``'s; Neuberg's N is the session's
     most-played board, or ``expected_plays`` when that is more (tables given
     an artificial score played the board but have no row here).  mp, val:
-    work buffers; out: ``TravOut`` (ns_mp, ns_value written).
+    work buffers; ns_mp[t] (T rows) gets each row's NS MP %, row_val[t - t0]
+    (the session's rows) its NS result in the session's units.
     """
     plays_max = expected_plays
     j = 0
@@ -307,15 +315,15 @@ def _score_boards(n_boards, ends, sc, expected_plays, neuberg, butler_trim, rows
     value = mp if sc == SCORING_MP else val
     for q in range(j):
         t = rows[q]
-        out.ns_mp[t] = mp[q]
-        out.ns_value[t] = value[q]
+        ns_mp[t] = mp[q]
+        row_val[t - t0] = value[q]
 
 
 @kernel(refcount=False, helper=True)
-def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, seen, last_round):
+def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, row_val, seen, last_round):
     """One pass over a session's rows: each row's entries, each entry's players, directions sat
-    (``seen``), boards, score total (in row order) and, when ``matches``, match rows (distinct
-    rounds: rows are sorted by round)."""
+    (``seen``), boards, score total (in row order, from ``row_val[t - t0]``, the NS results) and,
+    when ``matches``, match rows (distinct rounds: rows are sorted by round)."""
     for e in range(e0, e1):
         seen[e - e0] = 0
         last_round[e - e0] = -(2 ** 31)
@@ -334,7 +342,7 @@ def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, seen, last
             pairs.players[ew, 0], pairs.players[ew, 1] = (a, b) if a < b else (b, a)
         seen[en - e0] |= 1
         seen[ew - e0] |= 2
-        v = out.ns_value[t]
+        v = row_val[t - t0]
         pairs.score[en] += v
         pairs.score[ew] += (100.0 - v) if mp_scoring else -v
         pairs.boards[en] += 1
@@ -454,7 +462,13 @@ def _round_matches(s, i, r_end, e0, e1, teams, mp_scoring, trav, out, pair_team,
         acc.opp[e] = -1
         acc.mate[e] = -1
         acc.opp_mate[e] = -1
+    b0 = b1 = i  # rows [b0, b1): traveller t's board in this round (rows are sorted by board within a round)
     for t in range(i, r_end):
+        if t >= b1:
+            b0 = t
+            b1 = t + 1
+            while b1 < r_end and trav.board[b1] == trav.board[t]:
+                b1 += 1
         for side in range(2):
             is_ns = side == 0
             e = out.ns_entry[t] if is_ns else out.ew_entry[t]
@@ -471,7 +485,7 @@ def _round_matches(s, i, r_end, e0, e1, teams, mp_scoring, trav, out, pair_team,
                 else:
                     acc.total[a] += v if is_ns else -v
                 continue
-            u = _other_room(t, i, r_end, is_ns, pair_team[e], pair_team[other], trav.board, out, pair_team)
+            u = _other_room(t, b0, b1, is_ns, pair_team[e], pair_team[other], out, pair_team)
             if u < 0:
                 ok = False
                 continue
@@ -502,10 +516,11 @@ def _round_matches(s, i, r_end, e0, e1, teams, mp_scoring, trav, out, pair_team,
 
 
 @kernel(refcount=False, helper=True)  # a small step called per session or row: no reference counting
-def _other_room(t, i, r_end, is_ns, my_team, their_team, trav_board, out, pair_team):
-    """The row in rows [i, r_end) where the two teams' other pairs play traveller t's board, or -1."""
-    for u in range(i, r_end):
-        if u == t or trav_board[u] != trav_board[t]:
+def _other_room(t, b0, b1, is_ns, my_team, their_team, out, pair_team):
+    """The row among rows [b0, b1) (traveller t's board in its round) where the two teams' other pairs
+    play it, or -1."""
+    for u in range(b0, b1):
+        if u == t:
             continue
         a, b = out.ns_entry[u], out.ew_entry[u]
         if pair_team[a] == their_team and pair_team[b] == my_team and is_ns:
