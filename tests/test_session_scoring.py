@@ -154,6 +154,18 @@ def test_partnership_ids_persist_and_grow():
 
 # --- the session kernels against their plain-Python twins ---------------------
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)).filter(lambda p: p[0] != p[1]),
+                         max_size=80), min_size=1, max_size=5), st.integers(1, 40))
+def test_partnership_ids_match_reference(batches, capacity):
+    # a small table and up to ~1800 distinct pairs: it grows between and within calls
+    table = scoring.PartnershipTable(capacity=capacity)
+    got = [table.ids(np.array(batch, np.int32).reshape(-1, 2)).tolist() for batch in batches]
+    want, players = naive.partnership_ids(batches)
+    assert got == want
+    assert table.players.tolist() == [list(p) for p in players]
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(1, 40), min_size=1, max_size=120), st.booleans(), st.integers(0, 5))
 def test_group_by_board_matches_reference(boards, sparse, lead):

@@ -189,3 +189,19 @@ def rank_in_groups(scores, groups):
         ranked.append(len(rivals))
         beaten.append(sum(1.0 if s > x else 0.5 if s == x else 0.0 for x in rivals))
     return beaten, ranked
+
+
+def partnership_ids(batches):
+    """Twin of ``PartnershipTable.ids`` over successive calls: each pair's id (dense, in order of first
+    sight, the same for either order of its players) and the players of every id, lower first."""
+    known, players, out = {}, [], []
+    for batch in batches:
+        ids = []
+        for a, b in batch:
+            key = (min(a, b), max(a, b))
+            if key not in known:
+                known[key] = len(players)
+                players.append(key)
+            ids.append(known[key])
+        out.append(ids)
+    return out, players
