@@ -51,12 +51,15 @@ def _pair_key(a, b):
 
 
 @kernel
-def _session_entries(trav_start, trav_ns, trav_ew, row_ns_local, row_ew_local, n_entries):
-    """Pass 1: local pair-entry index of each traveller's NS and EW pair.
+def _session_entries(trav_start, trav_ns, trav_ew, ns_entry, ew_entry, pair_start):
+    """Pass 1: the pair entry of each traveller's NS and EW pair, and each session's entries.
 
-    Pairs are numbered in order of first appearance (NS before EW within a
-    traveller) with an open-addressing hash table whose slots are stamped
-    with the session index, so it is never cleared between sessions.
+    A session's pairs are its entries in order of first appearance (NS
+    before EW within a traveller), numbered on from the previous session's
+    (session s owns entries [pair_start[s], pair_start[s + 1]); pair_start
+    has S + 1 slots).  Found with an open-addressing hash table whose slots
+    are stamped with the session index, so it is never cleared between
+    sessions.
     """
     max_rows = 0
     for s in range(trav_start.shape[0] - 1):
@@ -68,7 +71,9 @@ def _session_entries(trav_start, trav_ns, trav_ew, row_ns_local, row_ew_local, n
     slot_key = np.empty(size, np.int64)
     slot_id = np.empty(size, np.int64)
     slot_stamp = np.full(size, -1, np.int64)
+    pair_start[0] = 0
     for s in range(trav_start.shape[0] - 1):
+        e0 = pair_start[s]
         count = 0
         for t in range(trav_start[s], trav_start[s + 1]):
             for side in range(2):
@@ -85,10 +90,10 @@ def _session_entries(trav_start, trav_ns, trav_ew, row_ns_local, row_ew_local, n
                     slot_id[h] = count
                     count += 1
                 if side == 0:
-                    row_ns_local[t] = slot_id[h]
+                    ns_entry[t] = e0 + slot_id[h]
                 else:
-                    row_ew_local[t] = slot_id[h]
-        n_entries[s] = count
+                    ew_entry[t] = e0 + slot_id[h]
+        pair_start[s + 1] = e0 + count
 
 
 @kernel(refcount=False)
@@ -183,8 +188,6 @@ class Travellers(NamedTuple):
     ns: np.ndarray  # (T, 2) players
     ew: np.ndarray  # (T, 2) players
     ns_score: np.ndarray  # bridge points
-    ns_local: np.ndarray  # int32: the NS pair's entry within its session (``_session_entries``); the same
-    ew_local: np.ndarray  # arrays as TravOut.ns_entry / ew_entry, which pass 2 turns into global entries
 
 
 class Sessions(NamedTuple):
@@ -326,7 +329,7 @@ def _score_boards(n_boards, ends, sc, expected_plays, neuberg, butler_trim, t0, 
 
 @kernel(refcount=False, helper=True)
 def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, row_val, seen, last_round):
-    """One pass over a session's rows: each row's entries, each entry's players, directions sat
+    """One pass over a session's rows (their entries from pass 1): each entry's players, directions sat
     (``seen``), boards, score total (in row order, from ``row_val[t - t0]``, the NS results) and,
     when ``matches``, match rows (distinct rounds: rows are sorted by round)."""
     for e in range(e0, e1):
@@ -336,9 +339,7 @@ def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, row_val, s
         pairs.score[e] = 0.0
         pairs.match_rows[e] = 0
     for t in range(t0, t1):
-        en, ew = e0 + trav.ns_local[t], e0 + trav.ew_local[t]
-        out.ns_entry[t] = en
-        out.ew_entry[t] = ew
+        en, ew = out.ns_entry[t], out.ew_entry[t]
         if seen[en - e0] == 0:
             a, b = trav.ns[t, 0], trav.ns[t, 1]
             pairs.players[en, 0], pairs.players[en, 1] = (a, b) if a < b else (b, a)
@@ -692,19 +693,15 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
     r = results
     S, T = r.n_sessions, r.n_travellers
     trav_start = r.session_trav_bounds()
-    # pass 1 writes each row's local entries where pass 2 makes them global (no second T-sized pair)
     out = TravOut(ns_mp=np.empty(T), ns_value=np.empty(T), ns_entry=np.empty(T, np.int32),
                   ew_entry=np.empty(T, np.int32))
-    row_ns, row_ew = out.ns_entry, out.ew_entry
-    n_entries = np.zeros(S, np.int64)
-    _session_entries(trav_start, r.trav_ns, r.trav_ew, row_ns, row_ew, n_entries)
-    pair_start = np.zeros(S + 1, np.int64)
-    np.cumsum(n_entries, out=pair_start[1:])
+    pair_start = np.empty(S + 1, np.int64)
+    _session_entries(trav_start, r.trav_ns, r.trav_ew, out.ns_entry, out.ew_entry, pair_start)
     E = int(pair_start[-1])
     pairs = PairsOut(players=np.empty((E, 2), np.int32), direction=np.empty(E, np.int8), group=np.empty(E, np.int32),
                      boards=np.empty(E, np.int32), score=np.empty(E), beaten=np.empty(E),
                      n_ranked=np.empty(E, np.int32), match_rows=np.empty(E, np.int64))
-    trav = Travellers(trav_start, r.trav_round, r.trav_board, r.trav_ns, r.trav_ew, r.trav_ns_score, row_ns, row_ew)
+    trav = Travellers(trav_start, r.trav_round, r.trav_board, r.trav_ns, r.trav_ew, r.trav_ns_score)
     if expected_plays is None:
         expected_plays = np.zeros(S, np.int64)
     expected_plays = np.asarray(expected_plays, np.int64)
