@@ -154,6 +154,26 @@ def test_partnership_ids_persist_and_grow():
 
 # --- the session kernels against their plain-Python twins ---------------------
 
+_pair = st.tuples(st.integers(0, 9), st.integers(0, 9)).filter(lambda p: p[0] != p[1])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.tuples(_pair, _pair), max_size=40), min_size=1, max_size=5), st.integers(0, 10))
+def test_session_entries_match_reference(sessions, n_players):
+    # few players, so one player often sits in two pairs of a session (the hashed path); players with
+    # ids from n_players up are hashed too
+    from simcore.scoring.session import _session_entries
+    rows = [r for sess in sessions for r in sess]
+    trav_ns = np.array([r[0] for r in rows], np.int32).reshape(-1, 2)
+    trav_ew = np.array([r[1] for r in rows], np.int32).reshape(-1, 2)
+    trav_start = np.cumsum([0] + [len(sess) for sess in sessions]).astype(np.int64)
+    ns, ew = np.full(len(rows), -1, np.int32), np.full(len(rows), -1, np.int32)
+    pair_start = np.full(len(sessions) + 1, -1, np.int64)
+    _session_entries(trav_start, trav_ns, trav_ew, n_players, ns, ew, pair_start)
+    want_ns, want_ew, want_start = naive.session_entries(sessions)
+    assert ns.tolist() == want_ns and ew.tolist() == want_ew and pair_start.tolist() == want_start
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60)).filter(lambda p: p[0] != p[1]),
                          max_size=80), min_size=1, max_size=5), st.integers(1, 40))

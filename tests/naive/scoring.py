@@ -205,3 +205,21 @@ def partnership_ids(batches):
             ids.append(known[key])
         out.append(ids)
     return out, players
+
+
+def session_entries(sessions):
+    """Twin of ``scoring.session._session_entries``: each session a list of travellers' (NS pair, EW
+    pair); a session's entries are its distinct pairs (either order of players) in order of first
+    appearance, NS before EW within a traveller, numbered on from the previous session's.
+    Returns the NS entries, the EW entries (one per traveller, all sessions) and the offsets."""
+    ns, ew, start = [], [], [0]
+    for rows in sessions:
+        seen = {}
+        for pair_ns, pair_ew in rows:
+            for pair, to in ((pair_ns, ns), (pair_ew, ew)):
+                key = (min(pair), max(pair))
+                if key not in seen:
+                    seen[key] = start[-1] + len(seen)
+                to.append(seen[key])
+        start.append(start[-1] + len(seen))
+    return ns, ew, start
