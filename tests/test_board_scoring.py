@@ -18,6 +18,17 @@ def test_imps_matches_table(diff):
     assert imps_mod.imps(diff) == naive.imps(diff)
 
 
+def test_imps_matches_table_at_every_whole_difference_and_edge():
+    # whole differences as ints and floats; just below and at every edge; beyond the table; NaN
+    whole = np.arange(-9000, 9001)
+    edges = np.concatenate([imps_mod.IMP_BAND_LOWER_EDGES, -imps_mod.IMP_BAND_LOWER_EDGES])
+    floats = np.concatenate([whole.astype(np.float64), edges, np.nextafter(edges, 0.0), [4000.5, 1e12, -np.inf, np.inf]])
+    for diffs in (whole, floats):
+        got = [imps_mod.imps(d) for d in diffs]
+        assert got == [naive.imps(float(d)) for d in diffs]
+    assert imps_mod.imps(np.nan) == 0
+
+
 @pytest.mark.parametrize("diff,expected", [(0, 0), (10, 0), (15, 0), (20, 1), (40, 1), (50, 2),
                                            (420, 9), (430, 10), (-620, -12), (1430, 16),
                                            (3990, 23), (4000, 24), (7600, 24)])
