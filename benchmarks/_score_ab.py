@@ -22,7 +22,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = ("_session_entries", "_score_session_pairs", "_assign_team_rows", "_session_matches",
-           "_partnership_ids", "_score_chunk")
+           "_partnership_ids")
 
 
 def capture(work):
