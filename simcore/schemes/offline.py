@@ -93,7 +93,6 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from simcore.results import KIND_ONLINE, MATCH_KINDS
 from simcore.schemes import PlayerTable, SchemeBase
@@ -450,6 +449,8 @@ def _fold_rows(state: OfflineState, k0: int, keep: bool) -> None:
     squares as a function of one shift per entity applied to all its frozen unknowns, each
     session group's intercept minimised out.  Later solves read the folded rows only that way
     (the window only moves forward); with ``keep`` the rows stay stored for a full solve."""
+    import scipy.sparse as sp  # here, not at the top: every run's command line imports this module (0.1-0.3 s)
+
     _row_periods(state)
     n_ent = len(state.start)
     if state.C is None:
@@ -510,6 +511,7 @@ def _window_system(state: OfflineState, k0: int, fold: bool):
     frozen unknowns' terms (at their values in ``state.x``) are moved into y.  Without
     ``fold`` every stored row is read (a full solve when k0 is before all).
     """
+    import scipy.sparse as sp  # see _fold_rows
     _row_periods(state)
     in_win = state.var_period >= k0
     win = np.flatnonzero(in_win)
