@@ -312,6 +312,11 @@ class Engine:
                 extras_now[extra_variable(v.name, key)] = np.where(np.isnan(values), -1, values).astype(np.int8)
         return traced, stats, grades_now, extras_now
 
+    def _wait_warmup(self) -> None:
+        """A task: compile the warm-up jobs the child has not started, then wait for it (``engine.warmup``)."""
+        with self._compile_watch.waiting():
+            self._warmup.wait()
+
     # -- the run -----------------------------------------------------------------------
     def run(self):
         """Simulate and grade; returns the Dataset.  Time spent compiling kernels (a first run only)
@@ -348,9 +353,11 @@ class Engine:
             for r in range(self.replicates):
                 pool.submit((0, r), r, self._new_replicate, r, keys[r])
             reps = [None] * self.replicates
-            for _ in range(self.replicates):
-                r, rep, _ = pool.finished()
+
+            def built(r, rep, seconds):
                 reps[r] = rep
+
+            pool.drain(built)
             return self._run_chunks(pool, reps)
 
     def _run_chunks(self, pool: TaskPool, reps: list):
@@ -369,9 +376,11 @@ class Engine:
         are done.  Pass A goes first, oldest chunk first (everything waits
         for it), then the oldest chunk's grading, the variant that took
         longest last time first, so both cores stay busy and the tail is
-        short.  Snapshots are recorded on this thread as tasks finish; each
-        lands in its own (replicate, variant, chunk) cell, so the order
-        they finish in does not matter.
+        short.  The thread that finished a task records its snapshot and
+        submits the tasks it made ready (``on_done``, under the pool's
+        lock), then takes the next; each snapshot lands in its own
+        (replicate, variant, chunk) cell, so the order tasks finish in does
+        not matter.
         """
         w0 = reps[0].world
         chunks = chunk_weeks(w0, self.scenario.calendar.snapshot)
@@ -403,45 +412,36 @@ class Engine:
         finished = [0] * n_t  # tasks finished per chunk (R plays, R scorings, R x V gradings)
         shown = 0  # chunks shown on the progress bar
         waiting_warmup = self._warmup is not None
-        running = 0
 
-        def submit_ready(r: int) -> int:
-            n = 0
+        def submit_ready(r: int) -> None:
             c = next_play[r]
             if not play_busy[r] and c < n_t and len(left[r]) < LOOKAHEAD:
                 play_busy[r] = True
                 left[r][c] = V
                 pool.submit((0, c, 1, r), ("play", r, c), self._play, reps[r], *chunks[c])
-                n += 1
             c = next_score[r]
             if not score_busy[r] and c in played[r]:
                 score_busy[r] = True
                 pool.submit((0, c, 0, r), ("score", r, c), self._score, reps[r], played[r].pop(c))
-                n += 1
             if waiting_warmup:
-                return n
+                return
             for j, v in enumerate(self.variants):
                 c = next_b[r][j]
                 if not b_busy[r][j] and c in simulated[r]:
                     b_busy[r][j] = True
                     pool.submit((1, c, -last_seconds[r][j], r, j), ("b", r, j, c), self._grade_chunk, reps[r], v,
                                 simulated[r][c], days[c])
-                    n += 1
-            return n
 
-        for r in range(R):
-            running += submit_ready(r)
-        while running:
-            tag, out, seconds = pool.finished()
-            running -= 1
+        def on_done(tag, out, seconds) -> None:
+            # the bookkeeping of a finished task, on the thread that ran it, under the pool's lock
+            nonlocal waiting_warmup, shown, player_boards
             t0 = time.perf_counter()
-            if tag[0] == "play":
-                _, r, c = tag
+            kind, r, c = tag[0], tag[1], tag[-1]
+            if kind == "play":
                 self.timing["pass_a"] += seconds
                 played[r][c] = out
                 play_busy[r], next_play[r] = False, c + 1
-            elif tag[0] == "score":
-                _, r, c = tag
+            elif kind == "score":
                 self.timing["pass_a"] += seconds
                 simulated[r][c] = out
                 score_busy[r], next_score[r] = False, c + 1
@@ -451,17 +451,20 @@ class Engine:
                 active[r, c] = active_on(rep.world, days[c])
                 boards[r, c] = rep.boards
                 player_boards += out.player_boards
-                if waiting_warmup:
-                    # on a first run the schemes' kernels compile in a child meanwhile: compile here
-                    # the jobs it has not started, then wait for it before grading (compiling time
-                    # too: kept out of the throughput)
-                    with self._compile_watch.waiting():
-                        self._warmup.wait()
-                    waiting_warmup = False
-                    for q in range(R):
-                        running += submit_ready(q)
+                if waiting_warmup is True:
+                    # on a first run the schemes' kernels compile in a child meanwhile: once pass A is
+                    # compiled here, a task compiles the jobs the child has not started, then waits for
+                    # it; grading starts after it (compiling time too: kept out of the throughput)
+                    waiting_warmup = "task"
+                    pool.submit((-1,), ("warmup", r, c), self._wait_warmup)
+            elif kind == "warmup":
+                waiting_warmup = False
+                for q in range(R):
+                    submit_ready(q)
+                self.timing["snapshot"] += time.perf_counter() - t0
+                return
             else:
-                _, r, j, c = tag
+                j = tag[2]
                 self.timing["pass_b"] += seconds
                 last_seconds[r][j] = seconds
                 traced, stats, grades_now, extras_now = out
@@ -483,7 +486,7 @@ class Engine:
                 if not left[r][c]:  # graded by every variant: its results can go
                     del left[r][c], simulated[r][c]
             finished[c] += 1
-            running += submit_ready(r)
+            submit_ready(r)
             self.timing["snapshot"] += time.perf_counter() - t0
             while shown < n_t and finished[shown] == R * (2 + V):
                 shown += 1
@@ -492,6 +495,10 @@ class Engine:
                     elapsed = time.perf_counter() - started - (self._compile_watch.elapsed() - compiled_before)
                     first, stop = chunks[shown - 1]
                     self._progress.advance(stop - first, player_boards / max(elapsed, 1e-9) / 1e6)
+
+        for r in range(R):
+            submit_ready(r)
+        pool.drain(on_done)
         # a retrospective scheme (offline(smooth=true)) re-reads its snapshots from all the results
         for j, v in enumerate(self.variants):
             for r, rep in enumerate(reps):
