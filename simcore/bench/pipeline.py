@@ -3,7 +3,8 @@
 ``time_pipeline`` times the whole pipeline — world planning, movements, the
 bridge score model, scoring and every scheme's default variants — on
 ``WORKLOAD`` (the ``default`` county, 2 replicates of 2 years) after a
-warm-up run, so compilation is excluded; ``time_python`` times the same code
+warm-up run, so compilation is excluded (``time_pipelines``: several thread
+counts, their runs interleaved); ``time_python`` times the same code
 with ``NUMBA_DISABLE_JIT=1`` on a small slice in a subprocess; ``linearity``
 times runs of 1-4 years, 1-4 replicates and the national scenario.
 """
@@ -28,18 +29,42 @@ PYTHON_SLICE = {"scenario": "default", "years": 6 / 52, "replicates": 1, "seed":
 
 def time_pipeline(threads: int, repeats: int = 3, workload: dict = WORKLOAD) -> dict:
     """Median wall time of the workload with ``threads`` threads (after a warm-up run)."""
-    Engine(workload["scenario"], BENCH_SCHEMES, 1, 4 / 52, 1, threads=threads).run()  # compile / load cache
-    walls, pb = [], 0
-    for _ in range(repeats):
-        engine = Engine(workload["scenario"], BENCH_SCHEMES, workload["replicates"], workload["years"],
-                        workload["seed"], threads=threads)
-        t0 = time.perf_counter()
-        engine.run()
-        walls.append(time.perf_counter() - t0)
-        pb = engine.player_boards
-    wall = statistics.median(walls)
-    return {"player_boards": int(pb), "wall_seconds": wall, "ns_per_player_board": wall / pb * 1e9,
-            "player_boards_per_s": pb / wall}
+    return time_pipelines((threads,), repeats, workload)[threads]
+
+
+def time_pipelines(thread_counts, repeats: int = 3, workload: dict = WORKLOAD) -> dict:
+    """``time_pipeline`` for each thread count, their timed runs interleaved round by round.
+
+    A run lasts about half a second, and load on a shared machine drifts
+    over seconds: timing all the runs of one count and then all of the
+    other put that drift into their ratio.  Interleaved, each round's runs
+    see about the same machine, and ``speedup(one, other)`` takes the
+    median of the per-round ratios.  Returns {threads: dict with
+    ``wall_seconds`` (median), ``walls`` (every round's), ...}.
+    """
+    counts = list(dict.fromkeys(thread_counts))
+    for t in counts:  # compile / load the kernels, fill the movement caches
+        Engine(workload["scenario"], BENCH_SCHEMES, 1, 4 / 52, 1, threads=t).run()
+    walls, pb = {t: [] for t in counts}, 0
+    for i in range(repeats):
+        for t in (counts if i % 2 == 0 else counts[::-1]):
+            engine = Engine(workload["scenario"], BENCH_SCHEMES, workload["replicates"], workload["years"],
+                            workload["seed"], threads=t)
+            t0 = time.perf_counter()
+            engine.run()
+            walls[t].append(time.perf_counter() - t0)
+            pb = engine.player_boards
+    out = {}
+    for t in counts:
+        wall = statistics.median(walls[t])
+        out[t] = {"player_boards": int(pb), "wall_seconds": wall, "ns_per_player_board": wall / pb * 1e9,
+                  "player_boards_per_s": pb / wall, "walls": walls[t]}
+    return out
+
+
+def speedup(one: dict, other: dict) -> float:
+    """Median over rounds of one's wall time / other's (``time_pipelines`` results of two counts)."""
+    return statistics.median(a / b for a, b in zip(one["walls"], other["walls"]))
 
 
 def _python_slice() -> None:

@@ -20,7 +20,8 @@ JSON keys: ``player_boards_per_s``, ``ns_per_player_board`` (wall time per
 player-board with ``threads`` threads), ``threads``, ``schemes``,
 ``player_boards``, ``wall_seconds``, ``python_ns_per_player_board``,
 ``python_player_boards``, ``ratio_vs_python``; with ``--scaling`` also
-``ns_per_player_board_1_thread`` and ``speedup`` (1 thread / ``threads``);
+``ns_per_player_board_1_thread`` and ``speedup`` (1 thread / ``threads``:
+the median over rounds of the ratio, the two counts' runs interleaved);
 with ``--linearity`` a list ``linearity`` of runs of 1, 2 and 4 years, 1, 2
 and 4 replicates and the national scenario, each with ``player_boards``,
 ``wall_seconds`` and ``ns_per_player_board`` — the cost per player-board
@@ -52,7 +53,7 @@ import json
 import os
 
 from simcore.bench.floor import time_floor
-from simcore.bench.pipeline import BENCH_SCHEMES, WORKLOAD, linearity, time_pipeline, time_python
+from simcore.bench.pipeline import BENCH_SCHEMES, WORKLOAD, linearity, speedup, time_pipelines, time_python
 
 
 def add_arguments(p) -> None:
@@ -73,19 +74,19 @@ def main(args) -> int:
         raise ValueError(f"--threads and --repeats must be at least 1 (got {args.threads}, {args.repeats})")
     if args.peers:
         return _peers(args)
-    fast = time_pipeline(args.threads, args.repeats)
+    # the floor ratio is taken against one thread: always timed, its runs interleaved with the others'
+    timed = time_pipelines((args.threads, 1), args.repeats)
+    fast = timed[args.threads]
     out = {"player_boards_per_s": fast["player_boards_per_s"], "ns_per_player_board": fast["ns_per_player_board"],
            "threads": args.threads, "schemes": list(BENCH_SCHEMES), "player_boards": fast["player_boards"],
            "wall_seconds": fast["wall_seconds"], "workload": WORKLOAD}
-    one = fast if args.threads == 1 else (time_pipeline(1, args.repeats) if args.scaling else None)
+    one = timed[1]
     floor = time_floor(repeats=max(args.repeats, 3))
-    if one is None:  # the floor ratio is taken against one thread: time it even without --scaling
-        one = time_pipeline(1, args.repeats)
     out["ns_per_player_board_1_thread"] = one["ns_per_player_board"]
     out["floor_ns_per_player_board"] = floor["floor_ns_per_player_board"]
     out["ratio_to_floor"] = one["ns_per_player_board"] / floor["floor_ns_per_player_board"]
     if args.scaling:
-        out["speedup"] = one["ns_per_player_board"] / fast["ns_per_player_board"]
+        out["speedup"] = speedup(one, fast)
     if not args.no_python:
         py = time_python()
         out["python_ns_per_player_board"] = py["ns_per_player_board"]
