@@ -324,7 +324,7 @@ class Engine:
         import gc
 
         from simcore._jit import watch_compiles
-        from simcore.engine import warmup
+        from simcore.engine import memory, warmup
         self._progress = _Progress(self.scenario.name) if self.progress else None
         # on a first run, the schemes' kernels compile in a child process meanwhile (engine.warmup)
         self._warmup = warmup.start([v.label for v in self.variants])
@@ -334,6 +334,7 @@ class Engine:
         # machine; ~6 % of its CPU); reference counting still frees everything else
         collecting = gc.isenabled()
         gc.disable()
+        memory.keep_freed_memory()  # a chunk's freed arrays serve the next one (engine.memory)
         try:
             with watch_compiles(self._progress.compiling if self._progress else None) as watch:
                 self._compile_watch = watch
@@ -343,6 +344,7 @@ class Engine:
                 self._warmup.stop()  # still running only if the run failed before grading
             if collecting:
                 gc.enable()
+            memory.release()
             self.compile_seconds = watch.seconds
             if self._progress is not None:
                 self._progress.close()

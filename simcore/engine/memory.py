@@ -1,0 +1,69 @@
+"""Keep freed chunk arrays for the next chunk instead of handing them back to the kernel (glibc only).
+
+A chunk's arrays (a national month: about a million travellers, several
+arrays of 4-10 MB) are allocated by numpy and numba, both through
+``malloc``, and freed once every scheme has graded the chunk.  By default
+glibc returns such blocks to the kernel (blocks above its mmap threshold
+are unmapped at free; the top of a heap above its trim threshold is given
+back), so the next chunk faults in fresh pages that the kernel zeroes, and
+numpy asks for transparent huge pages on arrays of 4 MB and more, so each
+such fault zeroes 2 MB.  ``keep_freed_memory()`` raises the mmap threshold
+to glibc's maximum (32 MiB on 64-bit) and the trim threshold out of reach,
+so those blocks stay in the heap and are reused; ``release()`` at the end
+of a run hands the free memory back (``malloc_trim``).
+
+Measured (national, a quarter year run three times in one process, 2
+threads, loaded machine): page faults of the second and third runs
+15 000-22 000 each with glibc's defaults, 3 000-13 000 with these settings;
+peak memory +0-0.02 GB.  A single arena for every thread
+(``M_ARENA_MAX=1``) did no better and took 0.2 GB more.
+
+Nothing changes a result: only where freed memory goes.  Elsewhere (not
+Linux, or another C library) both calls do nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+M_TRIM_THRESHOLD = -1  # glibc's mallopt parameters (malloc.h)
+M_TOP_PAD = -2
+M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD_MAX = 32 << 20  # glibc refuses more on 64-bit (HEAP_MAX_SIZE / 2)
+TRIM_THRESHOLD = 2**31 - 1  # mallopt takes an int: 2 GiB, out of reach of one chunk's arrays
+TOP_PAD = 256 << 20
+
+_libc = None
+
+
+def _glibc():
+    global _libc
+    if _libc is None:
+        _libc = False
+        if sys.platform.startswith("linux"):
+            try:
+                libc = ctypes.CDLL(None)
+                libc.gnu_get_libc_version  # glibc only: musl's mallopt does nothing useful
+                _libc = libc
+            except (OSError, AttributeError):
+                pass
+    return _libc
+
+
+def keep_freed_memory() -> bool:
+    """Have glibc keep freed blocks up to 32 MiB for reuse; True when the settings took (glibc)."""
+    libc = _glibc()
+    if not libc:
+        return False
+    ok = libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_MAX) == 1
+    ok &= libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1
+    ok &= libc.mallopt(M_TOP_PAD, TOP_PAD) == 1
+    return bool(ok)
+
+
+def release() -> None:
+    """Hand the heap's free memory back to the kernel (glibc's ``malloc_trim``)."""
+    libc = _glibc()
+    if libc:
+        libc.malloc_trim(0)
