@@ -344,7 +344,6 @@ class Engine:
                 self._warmup.stop()  # still running only if the run failed before grading
             if collecting:
                 gc.enable()
-            memory.release()
             self.compile_seconds = watch.seconds
             if self._progress is not None:
                 self._progress.close()

@@ -9,18 +9,23 @@ back), so the next chunk faults in fresh pages that the kernel zeroes, and
 numpy asks for transparent huge pages on arrays of 4 MB and more, so each
 such fault zeroes 2 MB.  ``keep_freed_memory()`` raises the mmap threshold
 to glibc's maximum (32 MiB on 64-bit) and the trim threshold out of reach,
-so those blocks stay in the heap and are reused; ``release()`` at the end
-of a run hands the free memory back (``malloc_trim``).
+so those blocks stay in the heap and are reused, by the next chunk and by
+the next run in the same process (``simcore bench``, a sweep's worker).
 
 Measured (national, 1 year after a warm-up run, 2 threads, 3 interleaved
 pairs, loaded machine): page faults 72-75 k with glibc's defaults, 33-35 k
 with these settings; system time median 1.4 s -> 0.8 s; peak memory
-unchanged (1.2 GB).  One arena for every thread (``M_ARENA_MAX=1``) kept
+unchanged (1.2 GB).  Handing the free memory back at a run's end
+(``malloc_trim``) made the next run in the process fault it in again: the
+bench's later runs 6 700 faults each instead of 10-200 (2 processes x 3
+runs).  One arena for every thread (``M_ARENA_MAX=1``) kept
 0.2 GB more; numpy without huge pages (``NUMPY_MADVISE_HUGEPAGE=0``) had
 2-3x as many (4 KB) faults.
 
-Nothing changes a result: only where freed memory goes.  Elsewhere (not
-Linux, or another C library) both calls do nothing.
+The cost: after a run the process keeps the heap it freed (resident
+until reused), as glibc already does for smaller blocks.  Nothing changes
+a result: only where freed memory goes.  Elsewhere (not Linux, or another
+C library) ``keep_freed_memory`` does nothing.
 """
 
 from __future__ import annotations
@@ -61,10 +66,3 @@ def keep_freed_memory() -> bool:
     ok &= libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1
     ok &= libc.mallopt(M_TOP_PAD, TOP_PAD) == 1
     return bool(ok)
-
-
-def release() -> None:
-    """Hand the heap's free memory back to the kernel (glibc's ``malloc_trim``)."""
-    libc = _glibc()
-    if libc:
-        libc.malloc_trim(0)
