@@ -307,6 +307,39 @@ def test_append_newest_matches_add_session_and_reference(seed, n):
         ring_f, ring_i, ent_f, ent_i = a
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["line", "rectangle"]), st.integers(1, 6))
+def test_one_segment_grade_matches_current_grade_and_reference(seed, shape, n):
+    """decay.current_grade_one_segment (inlined for line and rectangle) gives current_grade's grade bit
+    for bit, and the plain-Python twin's (naive.grade_from_ring) to rounding: rings with the oldest
+    session inside the window, straddling its end, alone, empty; padded and not."""
+    from simcore.schemes import decay
+    rng = np.random.default_rng(seed)
+    window = float(rng.choice([300.0, 1000.0, 2000.0]))
+    sh = decay.kernel_shape(shape, window)
+    ring_f, ring_i, ent_f, ent_i, used = decay.new_pool(n)
+    ent_i[:, decay.IHEAD] = rng.integers(0, decay.MIN_CAPACITY, n)
+    ent_f[:, decay.ET] = rng.integers(0, 3000, n)
+    ent_f[:, decay.EINIT] = rng.choice([np.nan, 42.0, 50.0], n)
+    pad = float(rng.choice([0.0, 300.0]))
+    for e in range(n):
+        for _ in range(int(rng.integers(0, decay.MIN_CAPACITY - 1))):
+            x = int(rng.integers(1, 40))
+            decay.append_newest(ring_f, ring_i, ent_f, ent_i, e, rng.normal(50, 8), x, float(x), float(rng.choice([1.0, 2.0])),
+                                18000, 1, 0)
+        # drop sessions wholly beyond the window, as every caller does before a grade
+        while ent_i[e, decay.ICNT] and ent_f[e, decay.ET] - ring_f[decay._phys(ent_i, e, 0), decay.RE] >= window:
+            decay.pop_oldest(ring_f, ring_i, ent_f, ent_i, e)
+        ent_i[e, decay.IEVER] = rng.integers(0, 2)
+        got = decay.current_grade_one_segment(ring_f, ent_f, ent_i, e, sh, pad)
+        want = decay.current_grade(ring_f, ent_f, ent_i, e, sh, pad)
+        assert got == want or (np.isnan(got) and np.isnan(want))
+        ring, row = _entity_view(decay, ring_f, ring_i, ent_f, ent_i, e)
+        ref = naive.grade_from_ring(ring, row["t"], ent_f[e, decay.EINIT], bool(ent_i[e, decay.IEVER]), row["real"], pad,
+                                    shape, window)
+        assert got == pytest.approx(ref, rel=1e-9, abs=1e-9, nan_ok=True)
+
+
 def test_grow_rings_keeps_every_ring_in_order_and_the_pool_bounded():
     from simcore.schemes import decay
     rng = np.random.default_rng(4)

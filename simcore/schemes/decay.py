@@ -354,6 +354,58 @@ def current_grade(ring_f, ent_f, ent_i, ent, sh, pad_boards):
     return sgw / sw
 
 
+@kernel(inline="always", refcount=False)
+def current_grade_one_segment(ring_f, ent_f, ent_i, ent, sh, pad_boards):
+    """``current_grade`` for a one-segment kernel without exponential (``line``, ``rectangle``:
+    sh.n_seg 1, sh.tau 0), inlined where it is called: the same arithmetic in the same order (bit for
+    bit), without the call and the loops over segments and knots.  Grade points."""
+    n = ent_i[ent, ICNT]
+    T = ent_f[ent, ET]
+    sw = 0.0
+    sgw = 0.0
+    if n > 0:
+        p0 = _phys(ent_i, ent, 0)
+        e0 = ring_f[p0, RE]
+        x0 = ring_f[p0, RX]
+        k1 = sh.knot1
+        alpha = sh.alpha0
+        beta = sh.beta0
+        # sessions wholly inside the window: all, less the oldest when it reaches past the window's end
+        if e0 - x0 < T - k1:
+            a_sum = ent_f[ent, LA] - ring_f[p0, CA]
+            b_sum = ent_f[ent, LB] - ring_f[p0, CB]
+            c_sum = ent_f[ent, LC] - ring_f[p0, CC]
+            d_sum = ent_f[ent, LD] - ring_f[p0, CD]
+            inside = n > 1
+        else:
+            a_sum = ent_f[ent, LA] - ent_f[ent, BA]
+            b_sum = ent_f[ent, LB] - ent_f[ent, BB]
+            c_sum = ent_f[ent, LC] - ent_f[ent, BC]
+            d_sum = ent_f[ent, LD] - ent_f[ent, BD]
+            inside = True
+        if inside:
+            sw += (alpha + beta * T) * a_sum - beta * b_sum
+            sgw += (alpha + beta * T) * c_sum - beta * d_sum
+        # the oldest straddling the window's end: integrated exactly
+        near = T - e0
+        far = near + x0
+        if near < k1 < far:
+            w = ring_f[p0, RPHI] * kernel_integral(near, far, sh)
+            sw += w
+            sgw += w * ring_f[p0, RG]
+    if ent_i[ent, IEVER] == 0 and ent_f[ent, EBOARDS] < pad_boards and not np.isnan(ent_f[ent, EINIT]):
+        oldest_far = 0.0
+        if n > 0:
+            p = _phys(ent_i, ent, 0)
+            oldest_far = T - ring_f[p, RE] + ring_f[p, RX]
+        w = kernel_integral(oldest_far, oldest_far + (pad_boards - ent_f[ent, EBOARDS]), sh)
+        sw += w
+        sgw += w * ent_f[ent, EINIT]
+    if sw <= 0.0:  # nothing to average: the initial grade, until 300 boards were reached
+        return ent_f[ent, EINIT] if ent_i[ent, IEVER] == 0 else np.nan
+    return sgw / sw
+
+
 # --- ring operations ---------------------------------------------------------------
 
 @kernel(refcount=False, helper=True)

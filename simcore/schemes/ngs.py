@@ -76,7 +76,7 @@ from simcore._jit import kernel
 from simcore.results import EVENT_BLACK, EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE
 from simcore.schemes import PlayerTable, SchemeBase
 from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ILDAY, INT32_MAX, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities, append_newest,
-                    add_session, prefetch, prefetch_entity, prefetch_ring_ends, current_grade, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
+                    add_session, prefetch, prefetch_entity, prefetch_ring_ends, current_grade, current_grade_one_segment, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
                     ring_boards)
 from simcore.schemes.field import standard_score, strength_of_opponents
 
@@ -230,6 +230,8 @@ def _side(rg, pid, player):
 def _grade_now(rg, ent, day, c, sh, is_player):
     """Current grade (grade points) of an entity on ``day`` (expiring old sessions first)."""
     _evict(rg, ent, day, c, sh.tau, is_player)
+    if sh.n_seg == 1 and sh.tau == 0.0:  # line, rectangle: the straight-line window inline
+        return current_grade_one_segment(rg.ring_f, rg.ent_f, rg.ent_i, ent, sh, c.pad_boards)
     return current_grade(rg.ring_f, rg.ent_f, rg.ent_i, ent, sh, c.pad_boards)
 
 

@@ -277,3 +277,24 @@ def append_newest(ring, ent, g, boards, span, phi, day, pid, seq):
     ent.update(t=ent["t"] + span, la=sums[0], lb=sums[1], lc=sums[2], ld=sums[3], le=e, lday=day,
                total=ent["total"] + int(boards), sessions=ent["sessions"] + 1,
                real=ent["real"] + boards)
+
+
+def grade_from_ring(ring, t, init, ever, real, pad_boards, shape, window, flat=0.0, half_life=1.0):
+    """Twin of decay.current_grade / current_grade_one_segment on a plain-Python view of one entity
+    (``ring``: session dicts oldest first with clock position e, span x, weight phi, grade g; ``t``
+    the clock): each session weighted by phi times the kernel's integral over its ages, the
+    padding's boards sitting oldest at the initial grade until 300 boards were reached."""
+    sw = sgw = 0.0
+    for sess in ring:
+        near = t - sess["e"]
+        w = sess["phi"] * kernel_integral(near, near + sess["x"], shape, window, flat, half_life)
+        sw += w
+        sgw += w * sess["g"]
+    if not ever and real < pad_boards and not math.isnan(init):
+        far = t - ring[0]["e"] + ring[0]["x"] if ring else 0.0
+        w = kernel_integral(far, far + pad_boards - real, shape, window, flat, half_life)
+        sw += w
+        sgw += w * init
+    if sw <= 0:
+        return init if not ever else math.nan
+    return sgw / sw
