@@ -114,6 +114,21 @@ def uniform(state):
     return (np.float64(next_u64(state) >> _S11) + 0.5) * _TWO_M53
 
 
+@kernel(inline="always")
+def uniform_at(counter):
+    """The uniform ``uniform`` draws when the stream's state has just become ``counter`` (uint64).
+
+    A SplitMix64 state is a counter: draw k of a stream whose state is x
+    sees x + k·golden.  A loop that draws n numbers can keep the counter in
+    a register (``counter += GOLDEN`` a draw, ``state[0] = counter`` after)
+    instead of storing and reloading the state each draw.
+    """
+    return (np.float64(mix64(counter) >> _S11) + 0.5) * _TWO_M53
+
+
+GOLDEN = _GOLDEN  # the step of a stream's counter a draw (``uniform_at``)
+
+
 @kernel
 def below(state, n):
     """Uniform integer in [0, n) for n >= 1 (multiply-shift, bias < 2**-53 n)."""

@@ -65,10 +65,10 @@ def test_play_sessions_matches_reference(pool, seed, key, card_play):
 
 @pytest.mark.parametrize("rates", [dict(imps_lost_base=0.0, imps_lost_slope=0.0, imps_lost_floor=0.0),
                                    dict(imps_lost_base=0.0, imps_lost_slope=0.2, imps_lost_floor=0.0),
-                                   dict(imps_lost_base=2300.0)])
+                                   dict(imps_lost_base=40.0), dict(imps_lost_base=2300.0)])
 def test_card_play_without_mistakes_and_beyond_one_poisson_chunk(pool, rates):
-    """Declarers who never err (no Poisson draw at all) or err more than 400 times a board (the Poisson
-    draw in two chunks) draw as ``draw_imps_lost`` does."""
+    """Declarers who never err (no Poisson draw at all), err often (past play's table of CDF_TERMS Poisson
+    terms) or more than 400 times a board (the Poisson draw in two chunks) draw as ``draw_imps_lost`` does."""
     for seed in range(3):
         _check_play_sessions(pool, seed, 2**63 + seed, True, dataclasses.replace(PARAMS, **rates))
 

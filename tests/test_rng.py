@@ -34,6 +34,18 @@ def test_skip_matches_drawing(key, a, n):
 
 
 @settings(max_examples=100, deadline=None)
+@given(u64, small, st.integers(min_value=1, max_value=50))
+def test_uniform_at_counter_matches_stream(key, a, n):
+    """Keeping a stream's counter in a variable (``uniform_at``) draws what the stream draws."""
+    fast = rng.new_stream(np.uint64(key), a, 0)
+    ref = naive.SplitMix64(key, a, 0)
+    x = int(fast[0])
+    for _ in range(n):
+        x = (x + int(rng.GOLDEN)) % 2**64  # uint64 wraps
+        assert rng.uniform_at(np.uint64(x)) == ref.uniform()
+
+
+@settings(max_examples=100, deadline=None)
 @given(u64, small)
 def test_derive_matches_python_child_key(key, a):
     assert int(rng.derive(np.uint64(key), a)) == int(rng.child_key(key, a)) == naive.derive(key, a)

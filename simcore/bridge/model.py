@@ -753,7 +753,12 @@ def fast_normal(state):
     ``rng.normal``; the code is kept small so that it inlines into the
     table-draw loops.
     """
-    u = uniform(state)
+    return fast_normal_of(uniform(state))
+
+
+@kernel(inline="always")
+def fast_normal_of(u):
+    """``fast_normal``'s standard normal from the uniform u it draws."""
     x = u * _NQ_CELLS
     i = np.int64(x)
     if i < _NQ_EDGE or i >= _NQ_CELLS - _NQ_EDGE:
@@ -841,8 +846,14 @@ def draw_ns_score(scores, thresholds, code, s_ns, s_ew, alpha, sigma, state):
     s_ns, s_ew: pair strengths (grade points); alpha: latent shift per grade
     point; sigma: the session's noise scale (``field_sigma``).
     """
+    return ns_score_of(scores, thresholds, code, s_ns, s_ew, alpha, sigma, uniform(state))
+
+
+@kernel(inline="always")
+def ns_score_of(scores, thresholds, code, s_ns, s_ew, alpha, sigma, u):
+    """``draw_ns_score`` from the uniform u it draws."""
     d = (s_ns - s_ew) * (1 - 2 * (code & 1))         # side A minus side B
-    return latent_score(scores, thresholds, code, sigma * (alpha * d + fast_normal(state)))
+    return latent_score(scores, thresholds, code, sigma * (alpha * d + fast_normal_of(u)))
 
 
 @kernel
@@ -983,7 +994,13 @@ def poisson_step(m, exp_neg_m, state):
     The caller passes exp(-m) so that a mean used again and again (a
     declarer's rate in ``simulate.play``) pays for the exponential once.
     """
-    u = uniform(state)
+    return poisson_inverse(m, exp_neg_m, uniform(state))
+
+
+@kernel
+def poisson_inverse(m, exp_neg_m, u):
+    """The Poisson(m) deviate of uniform u by inversion (``poisson_step`` once it has drawn u): the first k
+    whose CDF, summed term by term from exp_neg_m = exp(-m), reaches u."""
     pk = exp_neg_m
     cdf = pk
     k = 0
@@ -1000,9 +1017,11 @@ def mistakes_cost(n, state):
     total = 0
     for _ in range(n):
         u = uniform(state)
+        # the first cost whose cumulative probability reaches u, the last if none: the cumulative
+        # probabilities rise, so this counts the ones below u, without a branch a cost
         k = 0
-        while k < _MISTAKE_CUM.shape[0] - 1 and u > _MISTAKE_CUM[k]:
-            k += 1
+        for i in range(_MISTAKE_CUM.shape[0] - 1):
+            k += u > _MISTAKE_CUM[i]
         total += MISTAKE_IMPS[k]
     return total
 

@@ -36,11 +36,12 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.bridge.model import (MAX_RUNGS, MEAN_MISTAKE_IMPS, _poisson, _vulnerability, deal_board, draw_ns_score,
-                                  field_sigma, imps_lost_rate, mistakes_cost, poisson_step, take_boards)
+                                  field_sigma, imps_lost_rate, mistakes_cost, ns_score_of, poisson_inverse,
+                                  take_boards)
 from simcore.movements.swiss import standings_order, swiss_first_round, swiss_pair_round
 from simcore.movements.seating import SessionRows as Rows  # seating's rows, played here as they are
 from simcore._memory import prefetch, prefetch_row
-from simcore.rng import normal, seed_stream, skip, uniform
+from simcore.rng import GOLDEN, normal, seed_stream, skip, uniform, uniform_at
 from simcore.scoring.board import board_butler, board_matchpoints
 from simcore.scoring.imp_scale import imps, victory_points
 
@@ -155,8 +156,7 @@ def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, ou
     codes_next = np.empty(max_boards + 1, np.int64)
     # the session's boards: their ladders copied out of the pool (``take_boards``), row = board number
     ladders = Deals(np.empty((max_boards + 1, MAX_RUNGS), np.int32), np.empty((max_boards + 1, MAX_RUNGS)), 0)
-    rates = _Rates(np.empty(2 * max_entries), np.empty(2 * max_entries), np.empty(2 * max_entries, np.int64),
-                   np.empty(2 * max_entries, np.int64))
+    rates = _new_rates(2 * max_entries)
     s = _next_played(rows, 0)
     if s < sessions.index.shape[0]:
         _look_ahead(key, sessions, s, entries, strength, deals, model.card_play, card, ahead, codes_next)
@@ -229,6 +229,7 @@ def _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, alpha, 
     One call a session, not a row: rows run 2-3 boards, and a call passes
     every array of its bundles (~20) by value.
     """
+    x = st[0]  # the stream's counter, in a register through the loop (``uniform_at``)
     for r in range(r0, r1):
         ns, ew = rows.ns[r], rows.ew[r]
         s_ns, s_ew = pair_strength[ns], pair_strength[ew]
@@ -237,7 +238,9 @@ def _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, alpha, 
         ns_a, ns_b, ew_a, ew_b = entries.a[e0 + ns], entries.b[e0 + ns], entries.a[e0 + ew], entries.b[e0 + ew]
         for k in range(rows.n_boards[r]):
             board = first + k
-            score = draw_ns_score(ladders.scores, ladders.thresholds, codes[board], s_ns, s_ew, alpha, sigma, st)
+            x += GOLDEN
+            score = ns_score_of(ladders.scores, ladders.thresholds, codes[board], s_ns, s_ew, alpha, sigma,
+                                uniform_at(x))
             at = np.uint64(dest[t])  # unsigned: no negative-index wrap on each of the eight stores
             out.round[at] = rnd
             out.board[at] = board
@@ -248,6 +251,7 @@ def _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, alpha, 
             out.ew[at, 1] = ew_b
             out.score[at] = score
             t += 1
+    st[0] = x
 
 
 @_step  # a small step called per session or row: no reference counting
@@ -273,14 +277,28 @@ class _Rates(NamedTuple):
     exp_neg_mu: np.ndarray  # float64: exp(-mu)
     declared: np.ndarray  # int64: boards declared in the session so far
     lost: np.ndarray  # int64: IMPs lost on them so far
+    cdf: np.ndarray  # float64 (seats, CDF_TERMS): P(mistakes <= k), summed as ``poisson_step`` sums it
+
+
+# Poisson CDF terms kept per seat: a declarer errs about 0.2 times a board (0.5 at 20 grade points), 4 or more
+# times on ~1e-4 (2e-3) of boards, drawn by poisson_inverse; more terms cost a division each per player and session
+CDF_TERMS = 4
+
+
+@_inner
+def _new_rates(n_seats):
+    """Scratch ``_Rates`` for sessions of up to n_seats players."""
+    return _Rates(np.empty(n_seats), np.empty(n_seats), np.empty(n_seats, np.int64), np.empty(n_seats, np.int64),
+                  np.empty((n_seats, CDF_TERMS)))
 
 
 @_step  # a small step called per session: no reference counting
 def _declarer_rates(t_row, entries, e0, e1, model, offset, rates):
     """Each player's mistakes per board declared at their card play on the day (``draw_imps_lost`` over
-    one board: true strength + offset; ``imps_lost_rate`` / MEAN_MISTAKE_IMPS), its exp(-mu), and no
-    boards declared yet.  Computed once per session, not per table-board: the same operations on the
-    same numbers as ``draw_imps_lost``, so the same bits."""
+    one board: true strength + offset; ``imps_lost_rate`` / MEAN_MISTAKE_IMPS), its exp(-mu), the first
+    CDF_TERMS sums of its Poisson CDF, and no boards declared yet.  Computed once per session, not per
+    table-board: the same operations on the same numbers as ``draw_imps_lost`` (the CDF as
+    ``poisson_step`` sums it), so the same bits."""
     for e in range(e0, e1):
         for h in range(2):
             p = entries.a[e] if h == 0 else entries.b[e]
@@ -289,6 +307,13 @@ def _declarer_rates(t_row, entries, e0, e1, model, offset, rates):
                 / MEAN_MISTAKE_IMPS
             rates.mu[j] = mu
             rates.exp_neg_mu[j] = np.exp(-mu) if mu <= _POISSON_CHUNK else 0.0
+            pk = rates.exp_neg_mu[j]
+            cdf = pk
+            rates.cdf[j, 0] = cdf
+            for k in range(1, CDF_TERMS):
+                pk *= mu / k
+                cdf += pk
+                rates.cdf[j, k] = cdf
             rates.declared[j] = 0
             rates.lost[j] = 0
 
@@ -325,7 +350,15 @@ def _declare(j_ns, j_ew, rates, st):
     j = (j_ns if seat < 2 else j_ew) + (seat & 1)
     mu = rates.mu[j]
     if mu <= _POISSON_CHUNK:
-        n = poisson_step(mu, rates.exp_neg_mu[j], st) if mu > 0.0 else 0
+        n = 0
+        if mu > 0.0:
+            # poisson_step's inversion: the first k whose CDF reaches u, counted without a branch a term
+            # (the CDF rises, so the terms below u are a prefix); past the table, poisson_step itself
+            u = uniform(st)
+            for k in range(CDF_TERMS):
+                n += u > rates.cdf[j, k]
+            if n == CDF_TERMS:
+                n = poisson_inverse(mu, rates.exp_neg_mu[j], u)
     else:
         n = _poisson(mu, st)
     rates.declared[j] += 1
@@ -398,8 +431,7 @@ def play_swiss_sessions(key, sessions, entries, dest, strength, deals, model, ou
                                   pair_strength, deals, model, sigma, st, out, dest, t, seats[t - t0:], margin)
             _update_standings(a, b, margin, teams or sessions.imps_scoring[s], sessions.bpr[s], played, points)
         if model.card_play:
-            n2 = 2 * (e1 - e0)
-            rates = _Rates(np.empty(n2), np.empty(n2), np.empty(n2, np.int64), np.empty(n2, np.int64))
+            rates = _new_rates(2 * (e1 - e0))
             _declarer_rates(t_row, entries, e0, e1, model, card.offset, rates)
             _card_play_seats(seats[:t - t0], rates, st)
             _add_card_play(entries, e0, e1, rates, card)

@@ -403,7 +403,9 @@ def _plan_weeks(key, pl, ven, weeks, rules, rec, out, slot_n):
         n_week_slots = max(n_week_slots, weeks.week_first[i + 1] - weeks.week_first[i])
     limits = np.full((3, P), -1.0)  # exp(−mean) of the Poisson draws, computed on first use (−1: not yet)
     n_play = np.zeros(P, np.int64)
-    seen = np.full(P, -1, np.int64)  # chunk slot numbers never repeat: one reset a chunk
+    # chunk slot numbers never repeat: one reset a chunk; int32 (slots < 2**31): half the cache lines, read at
+    # random players (a miss each at national scale)
+    seen = np.full(P, -1, np.int32)
     counts = np.empty(n_week_slots + 1, np.int64)
     fill = np.empty(n_week_slots, np.int64)
     rec_order = np.empty(R, np.int64)
