@@ -36,14 +36,10 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from simcore._jit import kernel
+from simcore._memory import prefetch_row as prefetch
 
 SHAPES = ("line", "exponential", "rectangle", "trapezium")
 
@@ -116,38 +112,6 @@ def kernel_integral(u, v, sh):
         if hi > lo:
             total += a * (hi - lo) + b * (hi * hi - lo * lo) / 2.0
     return total
-
-
-@intrinsic
-def _prefetch_line(typingctx, arr, row, col):
-    """Ask the CPU to start loading the cache line of ``arr[row, col]`` (a 2-D array) and go on.
-
-    A hint, nothing more: no value changes, and an address past the array is harmless (x86's
-    prefetch never faults).  At national scale a player's rows are a cache miss wherever they are
-    first read; issued one session ahead, the misses of a session's players overlap instead of
-    queueing one behind the other.
-    """
-    def codegen(context, builder, sig, args):
-        aryty = sig.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer2(context, builder, data=ary.data,
-                                        shape=cgutils.unpack_tuple(builder, ary.shape),
-                                        strides=cgutils.unpack_tuple(builder, ary.strides), layout=aryty.layout,
-                                        inds=[args[1], args[2]], wraparound=False, boundscheck=False)
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                            "llvm.prefetch.p0")
-        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep in every cache level
-        return context.get_dummy_value()
-    return types.none(arr, types.intp, types.intp), codegen
-
-
-def _no_prefetch(arr, row, col):
-    """``prefetch`` as plain Python (NUMBA_DISABLE_JIT=1): nothing to do."""
-
-
-prefetch = _no_prefetch if numba.config.DISABLE_JIT else _prefetch_line
 
 
 @kernel(inline="always", refcount=False)

@@ -21,14 +21,10 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from simcore._jit import kernel
+from simcore._memory import prefetch_row
 from simcore.movements.registry import kind_flags
 from simcore.results import (EW, MIXED, NS, SCORING_AGGREGATE, SCORING_BUTLER, SCORING_MP, ScoredResults,
                              days_to_months)
@@ -579,35 +575,6 @@ def _assign_team_rows(pair_start, pair_players, session_team_start, team_players
 
 # --- partnerships -------------------------------------------------------------
 
-@intrinsic
-def _prefetch_row(typingctx, arr, row):
-    """Ask the CPU to start loading the cache line of ``arr[row, 0]`` (a 2-D array) and go on.
-
-    A hint, nothing more: no value changes, and x86's prefetch never faults.  (The same hint as
-    ``schemes.decay``'s, which scoring, an earlier stage, does not import.)
-    """
-    def codegen(context, builder, sig, args):
-        aryty = sig.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer2(context, builder, data=ary.data,
-                                        shape=cgutils.unpack_tuple(builder, ary.shape),
-                                        strides=cgutils.unpack_tuple(builder, ary.strides), layout=aryty.layout,
-                                        inds=[args[1], context.get_constant(types.intp, 0)], wraparound=False,
-                                        boundscheck=False)
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                            "llvm.prefetch.p0")
-        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep in every cache level
-        return context.get_dummy_value()
-    return types.none(arr, types.intp), codegen
-
-
-def _no_prefetch(arr, row):
-    """``_prefetch_row`` as plain Python (NUMBA_DISABLE_JIT=1): nothing to do."""
-
-
-prefetch_row = _no_prefetch if numba.config.DISABLE_JIT else _prefetch_row
 
 PREFETCH_AHEAD = 8
 """Partnerships looked up this many entries ahead: a chunk's lookups are cache misses in a national
@@ -627,7 +594,7 @@ def _partnership_ids(slots, players, count, pair_players, out):
     for e in range(n):
         if e + PREFETCH_AHEAD < n:
             ahead = _pair_key(pair_players[e + PREFETCH_AHEAD, 0], pair_players[e + PREFETCH_AHEAD, 1])
-            prefetch_row(slots, ((ahead * np.int64(-7046029254386353131)) >> np.int64(17)) & mask)
+            prefetch_row(slots, ((ahead * np.int64(-7046029254386353131)) >> np.int64(17)) & mask, 0)
         a, b = pair_players[e, 0], pair_players[e, 1]
         key = _pair_key(a, b)
         h = (key * np.int64(-7046029254386353131)) >> np.int64(17)
