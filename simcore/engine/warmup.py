@@ -17,9 +17,8 @@ engine waits for the child before grading its first chunk (``Warmup.wait``)
 and loads the kernels from the cache instead of compiling them; if pass A
 reaches scoring first it loads or compiles those kernels itself.
 
-The work is split into jobs, largest first: scoring, then each scheme variant in the run's order
-(``jobs``).  The child takes them from the front; when the run reaches its first grading it takes the
-ones the child has not started from the back and compiles them itself (``Warmup.wait``), so both
+The work is split into jobs: each scheme variant in the run's order, then scoring (``jobs``).  The
+child takes them from the front; when the run reaches its first grading it takes the ones the child has not started from the back and compiles them itself (``Warmup.wait``), so both
 cores stay busy to the end instead of one waiting for the other.  A job is taken by creating its
 file in a folder the two processes share (``O_EXCL``: exactly one of them gets it).
 
@@ -71,8 +70,11 @@ def marker_path() -> Path:
 
 
 def jobs(labels: list[str]) -> list[str]:
-    """The warm-up's jobs, largest first: the scoring kernels, then each scheme variant."""
-    return ["scoring", *labels]
+    """The warm-up's jobs: each scheme variant in the run's order (NGS, the largest, first), then the
+    scoring kernels.  The child starts at the front; the run reaches scoring itself right after pass A
+    and compiles it there (or takes the job from the back), so the child's NGS compile (the longest
+    job: ~20 s of CPU on an empty cache) is not queued behind scoring's (~7 s)."""
+    return [*labels, "scoring"]
 
 
 def take(claims: Path, index: int) -> bool:

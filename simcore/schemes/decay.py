@@ -318,11 +318,12 @@ def current_grade(ring_f, ent_f, ent_i, ent, sh, pad_boards):
     return sgw / sw
 
 
-@kernel(inline="always", refcount=False)
+@kernel(helper=True, refcount=False)
 def current_grade_one_segment(ring_f, ent_f, ent_i, ent, sh, pad_boards):
     """``current_grade`` for a one-segment kernel without exponential (``line``, ``rectangle``:
-    sh.n_seg 1, sh.tau 0), inlined where it is called: the same arithmetic in the same order (bit for
-    bit), without the call and the loops over segments and knots.  Grade points."""
+    sh.n_seg 1, sh.tau 0), a plain call (inlined into each of _grade_now's four sites it cost ~5 s of a
+    first run's compile for 5-10 % of NGS's national kernel time): the same arithmetic in the same order
+    (bit for bit), without the call and the loops over segments and knots.  Grade points."""
     n = ent_i[ent, ICNT]
     T = ent_f[ent, ET]
     sw = 0.0
@@ -423,10 +424,10 @@ def add_session(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pi
     ent_f[ent, EBOARDS] += boards
 
 
-@kernel(inline="always", refcount=False)
+@kernel(helper=True, refcount=False)
 def append_newest(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, pid, seq):
-    """``add_session`` for the usual case, inlined where it is called: a session played no earlier
-    than the entity's newest (``ent_i[ent, ILDAY] <= day`` or an empty ring), with a decay that
+    """``add_session`` for the usual case, a plain call (as current_grade_one_segment): a session played
+    no earlier than the entity's newest (``ent_i[ent, ILDAY] <= day`` or an empty ring), with a decay that
     keeps no exponential reference (tau 0).  The same arithmetic in the same order as add_session
     (bit for bit), without the call, the insertion search and the generic cumulative-sum rebuild."""
     n = ent_i[ent, ICNT]
