@@ -18,9 +18,10 @@ and loads the kernels from the cache instead of compiling them; if pass A
 reaches scoring first it loads or compiles those kernels itself.
 
 The work is split into jobs: each scheme variant in the run's order, then scoring (``jobs``).  The
-child takes them from the front; when the run reaches its first grading it takes the ones the child has not started from the back and compiles them itself (``Warmup.wait``), so both
-cores stay busy to the end instead of one waiting for the other.  A job is taken by creating its
-file in a folder the two processes share (``O_EXCL``: exactly one of them gets it).
+child takes them from the front; when the run reaches its first grading it takes the ones the child
+has not started from the back and compiles them itself (``Warmup.wait``), so both cores stay busy
+to the end instead of one waiting for the other.  A job is taken by creating its file in a folder
+the two processes share (``O_EXCL``: exactly one of them gets it).
 
 Nothing depends on the child for correctness: if it fails, is slow or
 compiled a different signature, the run compiles what it lacks itself, as
