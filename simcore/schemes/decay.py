@@ -231,6 +231,25 @@ def _count_below(ring_f, ent_i, ent, n, value):
     return lo
 
 
+@kernel(inline="always", refcount=False)
+def _padded_mean(ring_f, ent_f, ent_i, ent, n, T, sh, pad_boards, sw, sgw):
+    """The current grade (grade points) from the ring's weight sums ``sw`` and ``sgw`` (weight × grade)
+    of an entity holding ``n`` sessions at clock ``T``: the padding at the initial grade added while it
+    is on, the initial grade (or NaN) when there is nothing to average.  The end of both
+    ``current_grade`` and ``current_grade_one_segment``."""
+    if ent_i[ent, IEVER] == 0 and ent_f[ent, EBOARDS] < pad_boards and not np.isnan(ent_f[ent, EINIT]):
+        oldest_far = 0.0
+        if n > 0:
+            p = _phys(ent_i, ent, 0)
+            oldest_far = T - ring_f[p, RE] + ring_f[p, RX]
+        w = kernel_integral(oldest_far, oldest_far + (pad_boards - ent_f[ent, EBOARDS]), sh)
+        sw += w
+        sgw += w * ent_f[ent, EINIT]
+    if sw <= 0.0:  # nothing to average: the initial grade, until 300 boards were reached
+        return ent_f[ent, EINIT] if ent_i[ent, IEVER] == 0 else np.nan
+    return sgw / sw
+
+
 @kernel(refcount=False, helper=True)
 def current_grade(ring_f, ent_f, ent_i, ent, sh, pad_boards):
     """Current grade (grade points): the weighted mean of the entity's session grades plus the padding.
@@ -305,17 +324,7 @@ def current_grade(ring_f, ent_f, ent_i, ent, sh, pad_boards):
                     w = ring_f[p, RPHI] * kernel_integral(near, far, sh)
                     sw += w
                     sgw += w * ring_f[p, RG]
-    if ent_i[ent, IEVER] == 0 and ent_f[ent, EBOARDS] < pad_boards and not np.isnan(ent_f[ent, EINIT]):
-        oldest_far = 0.0
-        if n > 0:
-            p = _phys(ent_i, ent, 0)
-            oldest_far = T - ring_f[p, RE] + ring_f[p, RX]
-        w = kernel_integral(oldest_far, oldest_far + (pad_boards - ent_f[ent, EBOARDS]), sh)
-        sw += w
-        sgw += w * ent_f[ent, EINIT]
-    if sw <= 0.0:  # nothing to average: the initial grade, until 300 boards were reached
-        return ent_f[ent, EINIT] if ent_i[ent, IEVER] == 0 else np.nan
-    return sgw / sw
+    return _padded_mean(ring_f, ent_f, ent_i, ent, n, T, sh, pad_boards, sw, sgw)
 
 
 @kernel(helper=True, refcount=False)
@@ -358,17 +367,7 @@ def current_grade_one_segment(ring_f, ent_f, ent_i, ent, sh, pad_boards):
             w = ring_f[p0, RPHI] * kernel_integral(near, far, sh)
             sw += w
             sgw += w * ring_f[p0, RG]
-    if ent_i[ent, IEVER] == 0 and ent_f[ent, EBOARDS] < pad_boards and not np.isnan(ent_f[ent, EINIT]):
-        oldest_far = 0.0
-        if n > 0:
-            p = _phys(ent_i, ent, 0)
-            oldest_far = T - ring_f[p, RE] + ring_f[p, RX]
-        w = kernel_integral(oldest_far, oldest_far + (pad_boards - ent_f[ent, EBOARDS]), sh)
-        sw += w
-        sgw += w * ent_f[ent, EINIT]
-    if sw <= 0.0:  # nothing to average: the initial grade, until 300 boards were reached
-        return ent_f[ent, EINIT] if ent_i[ent, IEVER] == 0 else np.nan
-    return sgw / sw
+    return _padded_mean(ring_f, ent_f, ent_i, ent, n, T, sh, pad_boards, sw, sgw)
 
 
 # --- ring operations ---------------------------------------------------------------
