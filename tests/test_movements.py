@@ -87,6 +87,35 @@ def test_shortened_howell_properties(tables):
             assert s.winners == 1
 
 
+@pytest.mark.parametrize("n", sorted(howell._STARTER_ADDERS))
+def test_stored_starter_adders_are_starters_and_adders(n):
+    """Every stored (starter, adder) meets the definition: the starter's pairs cover 1..n-1 with every
+    difference ±d once; the adder's sets are distinct and {s_0} ∪ {s_i − a_i, s_i − b_i} is Z_n."""
+    starter, adder = howell.starter_adder(n)
+    assert sorted(x for p in starter for x in p) == list(range(1, n))
+    assert sorted(min((a - b) % n, (b - a) % n) for a, b in starter) == list(range(1, (n + 1) // 2))
+    assert len(adder) == len(starter) + 1 and len(set(adder)) == len(adder)
+    values = [adder[0]] + [(s - x) % n for s, p in zip(adder[1:], starter) for x in p]
+    assert sorted(values) == list(range(n))
+
+
+@pytest.mark.parametrize("n", [n for n in sorted(howell._STARTER_ADDERS) if n <= 25])
+def test_stored_starter_adders_are_what_the_search_finds(n):
+    """The table is the search's output (the larger ones cost up to 0.5 s of search each: checked above)."""
+    assert howell.starter_adder(n) == howell.search_starter_adder(n)
+
+
+@pytest.mark.parametrize("tables", range(3, 21))
+def test_balanced_rounds_matches_reference(tables):
+    rnd, _, _, _, bset = howell.full_howell(tables)
+    n = 2 * tables - 1
+    plays = np.zeros((n, n), np.int64)
+    np.add.at(plays, (rnd, bset), 1)
+    for keep in range(2, n):
+        assert howell.balanced_rounds(rnd, bset, n, keep).tolist() == naive.movements.balanced_rounds(
+            plays.tolist(), keep)
+
+
 # --- teams --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("n_teams", range(3, 41))

@@ -21,7 +21,8 @@ Construction (derived here, not copied from published cards):
   pairs (set at table i moves to the table whose s_j = s_i − 1, or to a
   bye stand).  The patterned starter {x, −x} is tried first; where it has
   no adder (Z_9) a deterministic depth-first search over starters finds
-  one.  The adder is found by depth-first search, at build time, cached.
+  one.  The adder is found by depth-first search; the pairs of every
+  table count offered are stored (``_STARTER_ADDERS``), checked by tests.
 * **T = 3.**  No Room square of side 5 exists, so every full 3-table
   Howell has a round where the three tables play the same set.  The round
   schedule is the cyclic one above; the set schedule is the one-factori-
@@ -144,9 +145,47 @@ def _two_table_howell():
     return r, t, ns, ew, r.copy()
 
 
+# (starter, adder) of every Z_n a Howell of 4..MAX_TABLES tables uses (n = 2T − 1), as ``search_starter_adder``
+# finds them (None: the patterned starter {x, −x}).  The search is pure Python and grows fast with n (0.02 s at
+# 15 pairs, 0.5 s at 39), paid the first time a process meets a table count; tests check every entry against the
+# definition and the smaller ones against the search.
+_STARTER_ADDERS = {
+    7: (None, (0, 2, 4, 1)),
+    9: (((1, 2), (3, 7), (4, 6), (5, 8)), (0, 5, 4, 2, 7)),
+    11: (None, (0, 3, 5, 9, 1, 4)),
+    13: (None, (0, 3, 5, 9, 1, 6, 2)),
+    15: (None, (0, 2, 7, 11, 6, 1, 13, 5)),
+    17: (None, (0, 2, 6, 8, 3, 7, 4, 16, 5)),
+    19: (None, (0, 2, 6, 10, 14, 7, 11, 4, 17, 5)),
+    21: (None, (0, 2, 4, 10, 12, 15, 11, 18, 1, 3, 8)),
+    23: (None, (0, 2, 4, 8, 12, 14, 16, 20, 22, 3, 5, 9)),
+    25: (None, (0, 2, 4, 1, 15, 12, 14, 17, 5, 21, 24, 7, 3)),
+    27: (None, (0, 2, 4, 1, 11, 13, 20, 12, 5, 3, 26, 6, 8, 24)),
+    29: (None, (0, 2, 4, 1, 9, 14, 20, 15, 7, 3, 26, 6, 8, 5, 25)),
+    31: (None, (0, 2, 4, 1, 3, 16, 18, 21, 17, 27, 29, 6, 8, 28, 30, 7)),
+    33: (None, (0, 2, 4, 1, 3, 13, 17, 19, 21, 29, 32, 5, 7, 30, 11, 6, 31)),
+    35: (None, (0, 2, 4, 1, 3, 10, 14, 24, 19, 23, 20, 33, 6, 34, 5, 8, 32, 7)),
+    37: (None, (0, 2, 4, 1, 3, 10, 14, 17, 19, 22, 24, 6, 34, 5, 35, 8, 12, 36, 7)),
+    39: (None, (0, 2, 4, 1, 3, 10, 14, 16, 20, 22, 24, 5, 38, 9, 7, 34, 13, 8, 6, 37)),
+}
+
+
+def _patterned(n: int) -> list:
+    return [(x, n - x) for x in range(1, (n + 1) // 2)]
+
+
 def starter_adder(n: int):
-    """(starter, adder) for Z_n: the patterned starter when it has an adder."""
-    patterned = [(x, n - x) for x in range(1, (n + 1) // 2)]
+    """(starter, adder) for Z_n: the stored pair (``_STARTER_ADDERS``) or ``search_starter_adder``'s."""
+    hit = _STARTER_ADDERS.get(n)
+    if hit is None:
+        return search_starter_adder(n)
+    starter, adder = hit
+    return (_patterned(n) if starter is None else [tuple(p) for p in starter]), list(adder)
+
+
+def search_starter_adder(n: int):
+    """(starter, adder) for Z_n by depth-first search: the patterned starter when it has an adder."""
+    patterned = _patterned(n)
     adder = _adder(n, patterned)
     if adder is not None:
         return patterned, adder
@@ -242,34 +281,31 @@ def balanced_rounds(rnd, bset, n_rounds: int, keep: int) -> np.ndarray:
     Greedy: add, one at a time, the round that keeps the plays of every set
     most even (lowest sum of squared plays; ties → the earliest round); then
     swap a chosen round for an unchosen one while that lowers the spread or
-    the sum of squares.  Deterministic; sets played less are match-pointed
-    with Neuberg.
+    the sum of squares (the first such swap in (chosen, unchosen) order,
+    each step weighing every swap at once).  Deterministic; sets played less
+    are match-pointed with Neuberg.
     """
     plays = np.zeros((n_rounds, int(bset.max()) + 1), np.int64)
     np.add.at(plays, (rnd, bset), 1)
     count = np.zeros(plays.shape[1], np.int64)
     chosen: list[int] = []
-    free = list(range(n_rounds))
+    free = list(range(n_rounds))  # ascending while adding: argmin's first minimum is the earliest round
     for _ in range(keep):
-        best = min(free, key=lambda k: (int(((count + plays[k]) ** 2).sum()), k))
+        f = np.array(free)
+        best = int(f[np.argmin(((count + plays[f]) ** 2).sum(axis=1))])
         chosen.append(best)
         free.remove(best)
         count += plays[best]
-
-    def cost(c):
-        return (int(c.max() - c.min()), int((c ** 2).sum()))
-
-    improved = True
-    while improved:
-        improved = False
-        for i, k in enumerate(chosen):
-            for j, f in enumerate(free):
-                trial = count - plays[k] + plays[f]
-                if cost(trial) < cost(count):
-                    count = trial
-                    chosen[i], free[j] = f, k
-                    improved = True
-                    break
-            if improved:
-                break
+    while free:
+        # trial[i, j]: the plays with chosen[i] swapped for free[j]; the first in row-major order costing less
+        trial = count - plays[chosen][:, None, :] + plays[free][None, :, :]
+        spread = trial.max(axis=2) - trial.min(axis=2)
+        squares = (trial ** 2).sum(axis=2)
+        c_spread, c_squares = int(count.max() - count.min()), int((count ** 2).sum())
+        better = (spread < c_spread) | ((spread == c_spread) & (squares < c_squares))
+        if not better.any():
+            break
+        i, j = divmod(int(np.argmax(better)), len(free))
+        count = trial[i, j]
+        chosen[i], free[j] = free[j], chosen[i]
     return np.array(sorted(chosen))

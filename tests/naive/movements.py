@@ -91,3 +91,33 @@ def seat_online_room(key, index, a, b, bonus, rounds, bpr):
 def standings_order(points):
     """Entrants from the top of the standings down: most points first, ties by entrant number."""
     return sorted(range(len(points)), key=lambda i: (-points[i], i))
+
+
+def balanced_rounds(plays, keep):
+    """Reference ``howell.balanced_rounds`` from plays[round][set]: greedy adding, then the first improving swap
+    found scanning chosen rounds, then unchosen ones, one pair of rounds at a time."""
+    n_sets = len(plays[0])
+    count = [0] * n_sets
+    chosen, free = [], list(range(len(plays)))
+    for _ in range(keep):
+        best = min(free, key=lambda k: (sum((c + p) ** 2 for c, p in zip(count, plays[k])), k))
+        chosen.append(best)
+        free.remove(best)
+        count = [c + p for c, p in zip(count, plays[best])]
+
+    def cost(c):
+        return max(c) - min(c), sum(x * x for x in c)
+
+    improved = True
+    while improved:
+        improved = False
+        for i, k in enumerate(chosen):
+            for j, f in enumerate(free):
+                trial = [c - a + b for c, a, b in zip(count, plays[k], plays[f])]
+                if cost(trial) < cost(count):
+                    count, chosen[i], free[j] = trial, f, k
+                    improved = True
+                    break
+            if improved:
+                break
+    return sorted(chosen)
