@@ -254,7 +254,7 @@ def _results(plan, seated: Seated, out, session_index, players, player_names, ve
     trav_session = np.repeat(np.arange(S, dtype=np.int32), np.diff(x.trav_start))
     team_session, team_players, team_names = _teams(x, session_index)
     return Results(
-        session_names=np.array([f"S{i}" for i in session_index], object), session_day=plan.day,
+        session_names=np.array([f"S{i}" for i in np.asarray(session_index).tolist()], object), session_day=plan.day,
         session_club=plan.venue, session_event=plan.event, session_scoring=plan.scoring,
         session_winners=x.winners, session_kind=x.kind, session_movement=x.names,
         session_boards=x.n_boards, trav_session=trav_session, trav_round=out.round,
@@ -277,8 +277,9 @@ def _teams(seated: Seated, session_index):
     a, b = x.entry_a, x.entry_b
     team_players = np.stack([a[team_first], b[team_first], a[team_first + 1], b[team_first + 1]],
                             axis=1).astype(np.int32) if len(team_first) else np.zeros((0, 4), np.int32)
-    team_names = np.array([f"S{session_index[s]}-T{x.entry_team[f] + 1}" for s, f in zip(team_session, team_first)],
-                          object)
+    # formatted from Python ints (tolist): numpy scalars format several times slower, per team
+    team_names = np.array([f"S{s}-T{t}" for s, t in zip(np.asarray(session_index)[team_session].tolist(),
+                                                          (x.entry_team[team_first] + 1).tolist())], object)
     return team_session, team_players, team_names
 
 
