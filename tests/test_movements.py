@@ -387,27 +387,6 @@ def test_unknown_kind_names_the_choices():
         mv.choose_layout(9, 10, 24)
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(0, 12))
-def test_lay_out_sessions_matches_reference(seed, n_layouts, n_sessions):
-    from simcore.movements.seating import Seating, _layout_rows, lay_out_sessions
-    rng = np.random.default_rng(seed)
-    layouts = []
-    for _ in range(n_layouts):  # random rows (any values, some layouts with none) and a random rank
-        R = int(rng.integers(0, 6))
-        rows = rng.integers(0, 30, (R, 6)).astype(np.int64)
-        T = int(rows[:, 5].sum()) if R else int(rng.integers(0, 5))  # a Swiss layout: travellers, no rows
-        layouts.append(Seating(0, "x", 2, 1, rows, T, rng.permutation(T).astype(np.int64)))
-    session_layout = rng.integers(0, n_layouts, n_sessions).astype(np.int64)
-    row_start, cols, trav_start, dest = lay_out_sessions(session_layout, _layout_rows(layouts))
-    want_rows, want_dest = naive.lay_out_sessions(session_layout.tolist(),
-                                                   [(x.rows.tolist(), x.rank.tolist()) for x in layouts])
-    assert list(zip(*(c.tolist() for c in cols))) == want_rows
-    assert dest.tolist() == want_dest
-    assert np.diff(row_start).tolist() == [len(layouts[k].rows) for k in session_layout]
-    assert np.diff(trav_start).tolist() == [len(layouts[k].rank) for k in session_layout]
-
-
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 2**64 - 1), st.integers(1, 3))
 def test_seat_rooms_matches_reference(seed, key, n_rooms):

@@ -81,23 +81,28 @@ def _check_play_sessions(pool, seed, key, card_play, params):
     sess = _random_sessions(rng, P)
     cat = lambda f, dt: np.array([x for s in sess for x in f(s)], dt)  # noqa: E731
     entry_start = np.cumsum([0] + [len(s["pairs"]) for s in sess]).astype(np.int64)
-    row_start = np.cumsum([0] + [len(s["rows"]) for s in sess]).astype(np.int64)
     per = [sum(r[5] for r in s["rows"]) for s in sess]
     trav_start = np.cumsum([0] + per).astype(np.int64)
     T = int(trav_start[-1])
-    rows = cat(lambda s: s["rows"], np.int64).reshape(-1, 6)
+    # the layouts in a random order (session s plays layout layout[s]), each with a random traveller order
+    layout = rng.permutation(len(sess)).astype(np.int64)
+    by_layout = [sess[s] for s in np.argsort(layout)]
+    row_start = np.cumsum([0] + [len(s["rows"]) for s in by_layout]).astype(np.int64)
+    rows = np.array([r for s in by_layout for r in s["rows"]], np.int64).reshape(-1, 6)
+    ranks = [rng.permutation(sum(r[5] for r in s["rows"])) for s in by_layout]
+    rank_start = np.cumsum([0] + [len(k) for k in ranks]).astype(np.int64)
+    rank = np.concatenate([np.zeros(0, np.int64)] + ranks).astype(np.int64)
     sessions = Sessions(cat(lambda s: [s["index"]], np.int64), cat(lambda s: [s["week"]], np.int32),
-                        cat(lambda s: [s["boards"]], np.int32), entry_start, trav_start[:-1])
+                        cat(lambda s: [s["boards"]], np.int32), entry_start, trav_start[:-1], layout)
     entries = Entries(cat(lambda s: [a for a, _ in s["pairs"]], np.int32), cat(lambda s: [b for _, b in s["pairs"]],
                       np.int32), cat(lambda s: s["bonus"], np.float64), np.full(entry_start[-1], -1, np.int32))
     seats = Rows(row_start, rows[:, 0].astype(np.int32), rows[:, 1].astype(np.int32), rows[:, 2], rows[:, 3],
-                 rows[:, 4].astype(np.int32), rows[:, 5])
+                 rows[:, 4].astype(np.int32), rows[:, 5], rank_start, rank)
     model = _play_model(PARAMS, card_play)
     out = _empty_travellers(T)
     offset = rng.normal(0, 4, P)
     card = CardTotals(np.zeros(P, np.int64), np.zeros(P), offset)
-    dest = rng.permutation(T).astype(np.int64)  # where each written traveller is stored
-    play_sessions(np.uint64(key), sessions, entries, seats, dest, strength, Deals(pool.scores, pool.thresholds,
+    play_sessions(np.uint64(key), sessions, entries, seats, strength, Deals(pool.scores, pool.thresholds,
                   pool.n_deals), model, out, card)
     want_boards, want_imps = np.zeros(P, np.int64), np.zeros(P)
     for s, x in enumerate(sess):
@@ -107,8 +112,9 @@ def _check_play_sessions(pool, seed, key, card_play, params):
                                           strength[x["week"]].tolist(), 0.9, PARAMS, pool.scores.tolist(),
                                           pool.thresholds.tolist(), pool.n_deals,
                                           offset.tolist() if card_play else None)
-        lo = trav_start[s]
-        assert _as_written(out, dest[lo:lo + len(trav)]) == trav
+        lay = layout[s]  # written traveller i is stored at the session's first + its layout's rank of i
+        stored_at = trav_start[s] + rank[rank_start[lay]:rank_start[lay + 1]]
+        assert len(stored_at) == len(trav) and _as_written(out, stored_at) == trav
         for p, (n, lost) in totals.items():
             want_boards[p] += n
             want_imps[p] += lost
@@ -154,8 +160,7 @@ def test_play_swiss_sessions_matches_reference(pool, seed, key, card_play):
     out = _empty_travellers(T)
     offset = rng.normal(0, 4, P)
     card = CardTotals(np.zeros(P, np.int64), np.zeros(P), offset)
-    dest = rng.permutation(T).astype(np.int64)
-    play_swiss_sessions(np.uint64(key), sessions, entries, dest, strength,
+    play_swiss_sessions(np.uint64(key), sessions, entries, strength,
                         Deals(pool.scores, pool.thresholds, pool.n_deals), model, out, card)
     want_boards, want_imps = np.zeros(P, np.int64), np.zeros(P)
     for s, x in enumerate(sess):
@@ -165,7 +170,7 @@ def test_play_swiss_sessions_matches_reference(pool, seed, key, card_play):
                                                 pool.n_deals, 1, offset.tolist() if card_play else None)
         lo = trav_start[s]
         assert len(trav) == per[s]
-        assert _as_written(out, dest[lo:lo + len(trav)]) == trav
+        assert _as_written(out, range(lo, lo + len(trav))) == trav  # stored as written: (round, board, table)
         for p, (n, lost) in totals.items():
             want_boards[p] += n
             want_imps[p] += lost

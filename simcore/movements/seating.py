@@ -9,9 +9,9 @@ play.
 
 * static movements (Mitchell, Howell, multiple teams): the layout rule picks
   the movement for the field (``choose_layout``) and its rows are a
-  memoised template shared by every session of that layout; the chunk's
-  sessions are laid out from the templates in one kernel
-  (``lay_out_sessions``), so the per-session work holds no GIL;
+  memoised template shared by every session of that layout; a session
+  names its layout, and play reads the template's rows through that
+  number (no copy of them per session: ~22 MB a national chunk);
 * Swiss pairs and Swiss teams: only the size is fixed here (rounds, boards a
   round); the pairing happens while playing, from the standings;
 * the online room: partners and tables are drawn here, round by round, from
@@ -71,7 +71,8 @@ class Seating:
 
 class LayoutRows(NamedTuple):
     """Rows of L layouts, packed (struct of arrays): layout l owns rows [start[l], start[l+1]) and
-    travellers [rank_start[l], rank_start[l+1]) (``rank``: each one's (round, board, table) position)."""
+    travellers [rank_start[l], rank_start[l+1]) (``rank``: each one's (round, board, table) position within
+    the session, in the order they are written).  ``simulate.play`` plays them as they are."""
 
     start: np.ndarray  # int64 (L+1)
     round: np.ndarray  # int32
@@ -84,31 +85,19 @@ class LayoutRows(NamedTuple):
     rank: np.ndarray  # int64
 
 
-class SessionRows(NamedTuple):
-    """Seating rows (R) of a chunk's sessions, one per round and table: session s owns
-    [start[s], start[s+1]).  ``simulate.play`` plays them as they are."""
-
-    start: np.ndarray  # int64 (S+1)
-    round: np.ndarray  # int32
-    table: np.ndarray  # int32
-    ns: np.ndarray  # int64: NS entry, offset within the session
-    ew: np.ndarray  # int64
-    first_board: np.ndarray  # int32
-    n_boards: np.ndarray  # int64
-
-
 @dataclass
 class Seated:
-    """A chunk's sessions seated (S sessions, E entries, R rows, T travellers), struct of arrays.
+    """A chunk's sessions seated (S sessions, E entries, T travellers), struct of arrays.
 
     kind, winners, n_boards, names: as written in ``Results``; swiss: paired
     while playing (``swiss_rounds`` rounds of ``swiss_bpr`` boards);
     entry_start (S+1) and entry_a/b/bonus/team: the sessions' pair entries
-    (the plan's, or for the online room the pairs formed); rows:
-    ``SessionRows`` (empty for Swiss sessions); trav_start (S+1): travellers
-    of session s are written (row by row, boards in order) from
-    trav_start[s]; dest (T): the (session, round, board, table) position of
-    each traveller in the order it is written.
+    (the plan's, or for the online room the pairs formed); layout (S):
+    session s plays the rows of layout ``layout[s]`` of ``layouts``
+    (``LayoutRows``: the stored templates, then one per online session;
+    Swiss layouts have none) and writes its travellers (row by row, boards
+    in order) from trav_start[s] (S+1), its i-th at (session, round, board,
+    table) position trav_start[s] + rank[rank_start[layout[s]] + i].
     """
 
     kind: np.ndarray
@@ -123,9 +112,9 @@ class Seated:
     entry_b: np.ndarray
     entry_bonus: np.ndarray
     entry_team: np.ndarray
-    rows: SessionRows
+    layout: np.ndarray
+    layouts: LayoutRows
     trav_start: np.ndarray
-    dest: np.ndarray
     any_online: bool
 
 
@@ -167,7 +156,8 @@ def seat_sessions(plan, key, session_index) -> Seated:
         more = dict(kind=np.full(O, KIND_ONLINE), winners=np.ones(O), n_boards=n_boards,
                     names=np.array(names, object), swiss_rounds=np.zeros(O), bpr=np.zeros(O))
         field = {k: np.concatenate([v, more[k].astype(v.dtype)]) for k, v in field.items()}
-    row_start, cols, trav_start, dest = lay_out_sessions(session_layout, rows)
+    trav_start = np.zeros(S + 1, np.int64)
+    np.cumsum(np.diff(rows.rank_start)[session_layout], out=trav_start[1:])
     if len(online):
         entry_start, a, b, bonus, team = _room_entries(plan, online, seats)
     else:
@@ -176,7 +166,7 @@ def seat_sessions(plan, key, session_index) -> Seated:
     return Seated(kind=f["kind"], winners=f["winners"], n_boards=f["n_boards"], names=f["names"],
                   swiss=f["swiss_rounds"] > 0, swiss_rounds=f["swiss_rounds"], swiss_bpr=f["bpr"],
                   entry_start=entry_start, entry_a=a, entry_b=b, entry_bonus=bonus, entry_team=team,
-                  rows=SessionRows(row_start, *cols), trav_start=trav_start, dest=dest, any_online=bool(len(online)))
+                  layout=session_layout, layouts=rows, trav_start=trav_start, any_online=bool(len(online)))
 
 
 def _layout_code(kind, n, boards, winners) -> np.ndarray:
@@ -191,7 +181,7 @@ def _layout_key(code: int) -> tuple:
 
 @dataclass(frozen=True)
 class _Packed:
-    """Seatings packed for ``lay_out_sessions`` (rows) with their per-layout fields as arrays."""
+    """Seatings packed (``LayoutRows``) with their per-layout fields as arrays."""
 
     seatings: list
     rows: LayoutRows
@@ -314,7 +304,7 @@ def _entrants(kind, entry_start, team) -> np.ndarray:
 
 
 def _layout_rows(layouts: list) -> LayoutRows:
-    """The layouts' rows and ranks packed for ``lay_out_sessions``."""
+    """The layouts' rows and ranks packed (``LayoutRows``)."""
     L = len(layouts)
     rows = np.concatenate([x.rows for x in layouts]) if L else np.zeros((0, 6), np.int64)
     start = np.zeros(L + 1, np.int64)
@@ -324,44 +314,6 @@ def _layout_rows(layouts: list) -> LayoutRows:
     rank = np.concatenate([x.rank for x in layouts]).astype(np.int64) if L else np.zeros(0, np.int64)
     return LayoutRows(start, rows[:, 0].astype(np.int32), rows[:, 1].astype(np.int32), rows[:, 2].copy(),
                       rows[:, 3].copy(), rows[:, 4].astype(np.int32), rows[:, 5].copy(), rank_start, rank)
-
-
-@kernel
-def lay_out_sessions(session_layout, layouts):
-    """Every session's rows and traveller order from its layout (``LayoutRows``), packed in session order.
-
-    Returns (row_start (S+1), (round, table, ns, ew, first_board, n_boards)
-    of the R rows, trav_start (S+1), dest (T)): session s owns rows
-    [row_start[s], row_start[s+1]) and writes its travellers from
-    trav_start[s]; dest[t] is the position of written traveller t in the
-    (session, round, board, table) order.
-    """
-    S = session_layout.shape[0]
-    row_start = np.zeros(S + 1, np.int64)
-    trav_start = np.zeros(S + 1, np.int64)
-    for s in range(S):
-        lay = session_layout[s]
-        row_start[s + 1] = row_start[s] + layouts.start[lay + 1] - layouts.start[lay]
-        trav_start[s + 1] = trav_start[s] + layouts.rank_start[lay + 1] - layouts.rank_start[lay]
-    R, T = row_start[S], trav_start[S]
-    rnd, table = np.empty(R, np.int32), np.empty(R, np.int32)
-    ns, ew = np.empty(R, np.int64), np.empty(R, np.int64)
-    first, boards = np.empty(R, np.int32), np.empty(R, np.int64)
-    dest = np.empty(T, np.int64)
-    for s in range(S):
-        lay = session_layout[s]
-        src, dst = layouts.start[lay], row_start[s]
-        for i in range(row_start[s + 1] - dst):
-            rnd[dst + i] = layouts.round[src + i]
-            table[dst + i] = layouts.table[src + i]
-            ns[dst + i] = layouts.ns[src + i]
-            ew[dst + i] = layouts.ew[src + i]
-            first[dst + i] = layouts.first_board[src + i]
-            boards[dst + i] = layouts.n_boards[src + i]
-        src, t0 = layouts.rank_start[lay], trav_start[s]
-        for i in range(trav_start[s + 1] - t0):
-            dest[t0 + i] = t0 + layouts.rank[src + i]
-    return row_start, (rnd, table, ns, ew, first, boards), trav_start, dest
 
 
 _SEATINGS: dict = {}

@@ -230,16 +230,16 @@ def _play(seated: Seated, plan, session_index, week_of, strength, setup: PassA, 
     x = seated
     entry_start, trav_start = x.entry_start, x.trav_start
     if not x.swiss.all():  # every static session from its rows (Swiss sessions have none: skipped)
-        sessions = Sessions(np.asarray(session_index, np.int64), week_of, x.n_boards, entry_start, trav_start[:-1])
-        play_sessions(setup.key, sessions, _entries(x, slice(None)), x.rows, x.dest, strength, deals, model,
-                      out, card)
+        sessions = Sessions(np.asarray(session_index, np.int64), week_of, x.n_boards, entry_start, trav_start[:-1],
+                            x.layout)
+        play_sessions(setup.key, sessions, _entries(x, slice(None)), x.layouts, strength, deals, model, out, card)
     if x.swiss.any():
         idx = np.flatnonzero(x.swiss)
         sessions = SwissSessions(session_index[idx], week_of[idx], _IS_TEAM[x.kind[idx]], plan.scoring[idx] != 0,
                                  x.swiss_rounds[idx], x.swiss_bpr[idx], _sub_starts(entry_start, idx),
                                  trav_start[idx])
-        play_swiss_sessions(setup.key, sessions, _entries(x, _take_ranges(entry_start, idx)), x.dest, strength,
-                            deals, model, out, card)
+        play_swiss_sessions(setup.key, sessions, _entries(x, _take_ranges(entry_start, idx)), strength, deals,
+                            model, out, card)
 
 
 def _entries(seated: Seated, ents) -> Entries:

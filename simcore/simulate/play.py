@@ -3,7 +3,8 @@
 ``play_sessions`` is the inner loop of the engine's pass A.  For every
 session of a chunk it takes the session's entries (pairs from the world's
 plan), its seating (one row per round and table: the NS entry, the EW entry
-and a run of boards, from ``simcore.movements``) and draws:
+and a run of boards, read through the session's layout number from the
+layouts of ``simcore.movements.seating``) and draws:
 
 * each pair's strength for the session: the mean true strength of its two
   players + its partnership bonus + form ~ N(0, form_sd) (grade points);
@@ -39,7 +40,7 @@ from simcore.bridge.model import (MAX_RUNGS, MEAN_MISTAKE_IMPS, _poisson, _vulne
                                   field_sigma, imps_lost_rate, mistakes_cost, ns_score_of, poisson_inverse,
                                   take_boards)
 from simcore.movements.swiss import standings_order, swiss_first_round, swiss_pair_round
-from simcore.movements.seating import SessionRows as Rows  # seating's rows, played here as they are
+from simcore.movements.seating import LayoutRows as Rows  # seating's layouts, played here as they are
 from simcore._memory import prefetch, prefetch_row
 from simcore.rng import GOLDEN, normal, seed_stream, skip, uniform, uniform_at
 from simcore.scoring.board import board_butler, board_matchpoints
@@ -62,6 +63,7 @@ class Sessions(NamedTuple):
     boards: np.ndarray  # int32: boards are numbered 1..boards
     entry_start: np.ndarray  # int64 (S+1): session s owns entries [entry_start[s], entry_start[s+1])
     trav_start: np.ndarray  # int64 (S): first traveller the session writes
+    layout: np.ndarray  # int64 (S): the session's layout (its rows) in ``Rows``
 
 
 class SwissSessions(NamedTuple):
@@ -129,18 +131,19 @@ class CardTotals(NamedTuple):
 
 
 @kernel
-def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, out, card):
-    """Play every session of a chunk from its rows.
+def play_sessions(key, sessions, entries, rows, strength, deals, model, out, card):
+    """Play every session of a chunk from its layout's rows.
 
     sessions: ``Sessions``; entries: ``Entries`` (b = -1 only before the
-    online room's seating; never here); rows: ``Rows``; strength: float64
-    (W, P) true strengths at the start of each week; deals: ``Deals``;
-    model: ``PlayModel``.  Session s writes its travellers in row order,
-    boards in order within a row, numbered from sessions.trav_start[s];
-    traveller t is stored at ``out[dest[t]]`` (``Travellers``; dest int64:
-    its (session, round, board, table) position, from
-    ``movements.seating``, so nobody sorts them afterwards).  A session
-    without rows (Swiss: paired while playing, ``play_swiss_sessions``) is
+    online room's seating; never here); rows: ``Rows`` (the layouts, from
+    ``movements.seating``; session s plays layout sessions.layout[s]);
+    strength: float64 (W, P) true strengths at the start of each week;
+    deals: ``Deals``; model: ``PlayModel``.  Session s writes its
+    travellers in row order, boards in order within a row; its i-th is
+    stored at ``out[sessions.trav_start[s] + rows.rank[rows.rank_start[l] +
+    i]]`` (``Travellers``; l its layout: the (session, round, board, table)
+    position, so nobody sorts them afterwards).  A session whose layout has
+    no rows (Swiss: paired while playing, ``play_swiss_sessions``) is
     skipped.  card (``CardTotals``) is added to when ``model.card_play``.
     """
     st = np.empty(1, np.uint64)
@@ -157,11 +160,12 @@ def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, ou
     # the session's boards: their ladders copied out of the pool (``take_boards``), row = board number
     ladders = Deals(np.empty((max_boards + 1, MAX_RUNGS), np.int32), np.empty((max_boards + 1, MAX_RUNGS)), 0)
     rates = _new_rates(2 * max_entries)
-    s = _next_played(rows, 0)
+    s = _next_played(rows, sessions.layout, 0)
     if s < sessions.index.shape[0]:
         _look_ahead(key, sessions, s, entries, strength, deals, model.card_play, card, ahead, codes_next)
     while s < sessions.index.shape[0]:
-        r0, r1 = rows.start[s], rows.start[s + 1]
+        lay = sessions.layout[s]
+        r0, r1 = rows.start[lay], rows.start[lay + 1]
         seed_stream(st, key, _PLAY_SALT, sessions.index[s])
         t_row = strength[sessions.week[s]]
         e0, e1 = sessions.entry_start[s], sessions.entry_start[s + 1]
@@ -171,11 +175,11 @@ def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, ou
         skip(st, 2 * sessions.boards[s])
         take_boards(deals.scores, deals.thresholds, codes, 1, sessions.boards[s] + 1, ladders.scores,
                     ladders.thresholds)
-        s_next = _next_played(rows, s + 1)
+        s_next = _next_played(rows, sessions.layout, s + 1)
         if s_next < sessions.index.shape[0]:
             _look_ahead(key, sessions, s_next, entries, strength, deals, model.card_play, card, ahead, codes_next)
-        _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, model.alpha, sigma, st, out, dest,
-                   sessions.trav_start[s])
+        _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, model.alpha, sigma, st, out,
+                   rows.rank_start[lay], sessions.trav_start[s])
         if model.card_play:
             _declarer_rates(t_row, entries, e0, e1, model, card.offset, rates)
             _card_play_rows(rows, r0, r1, rates, st)
@@ -184,9 +188,9 @@ def play_sessions(key, sessions, entries, rows, dest, strength, deals, model, ou
 
 
 @_step
-def _next_played(rows, s):
-    """The first session from s on with rows (Swiss sessions have none), or the number of sessions."""
-    while s < rows.start.shape[0] - 1 and rows.start[s] == rows.start[s + 1]:
+def _next_played(rows, layout, s):
+    """The first session from s on whose layout has rows (Swiss layouts have none), or the number of sessions."""
+    while s < layout.shape[0] and rows.start[layout[s]] == rows.start[layout[s] + 1]:
         s += 1
     return s
 
@@ -222,9 +226,9 @@ def _look_ahead(key, sessions, s, entries, strength, deals, card_play, card, st,
 
 
 @_step  # called per session: no reference counting (atomic increments on ~20 arrays a call)
-def _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, alpha, sigma, st, out, dest, t):
-    """Rows r0..r1's boards (one NS score each, ``draw_ns_score`` on board codes[board] of ``ladders``) into
-    travellers t, t+1, ... (stored at ``out[dest[t]]``).
+def _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, alpha, sigma, st, out, i, t0):
+    """Rows r0..r1's boards (one NS score each, ``draw_ns_score`` on board codes[board] of ``ladders``), the
+    j-th stored at ``out[t0 + rows.rank[i + j]]``.
 
     One call a session, not a row: rows run 2-3 boards, and a call passes
     every array of its bundles (~20) by value.
@@ -241,7 +245,7 @@ def _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, alpha, 
             x += GOLDEN
             score = ns_score_of(ladders.scores, ladders.thresholds, codes[board], s_ns, s_ew, alpha, sigma,
                                 uniform_at(x))
-            at = np.uint64(dest[t])  # unsigned: no negative-index wrap on each of the eight stores
+            at = np.uint64(t0 + rows.rank[i])  # unsigned: no negative-index wrap on each of the eight stores
             out.round[at] = rnd
             out.board[at] = board
             out.table[at] = table
@@ -250,7 +254,7 @@ def _play_rows(rows, r0, r1, entries, e0, pair_strength, codes, ladders, alpha, 
             out.ew[at, 0] = ew_a
             out.ew[at, 1] = ew_b
             out.score[at] = score
-            t += 1
+            i += 1
     st[0] = x
 
 
@@ -384,7 +388,7 @@ def _add_card_play(entries, e0, e1, rates, card):
 
 
 @kernel
-def play_swiss_sessions(key, sessions, entries, dest, strength, deals, model, out, card):
+def play_swiss_sessions(key, sessions, entries, strength, deals, model, out, card):
     """Play Swiss pairs and Swiss teams sessions, pairing each round from the standings.
 
     sessions: ``SwissSessions``; the rest as ``play_sessions``.  Entrants
@@ -396,8 +400,8 @@ def play_swiss_sessions(key, sessions, entries, dest, strength, deals, model, ou
     MP Swiss pairs; VPs (``imps.victory_points``) from the IMP margin for
     IMP Swiss pairs (Butler IMPs against the round's datum) and Swiss teams
     (team IMPs between the match's two tables).  Session s writes rounds ×
-    boards × tables travellers numbered from trav_start[s], traveller t
-    stored at ``out[dest[t]]`` as ``play_sessions``.
+    boards × tables travellers from trav_start[s], written in (round,
+    board, table) order: stored where they are written.
     """
     st = np.empty(1, np.uint64)
     for s in range(sessions.index.shape[0]):
@@ -428,7 +432,7 @@ def play_swiss_sessions(key, sessions, entries, dest, strength, deals, model, ou
             for m in range(n // 2):
                 margin[m] = 0.0
             t = _play_swiss_round(r, sessions.bpr[s], teams, sessions.imps_scoring[s], members, a, b, entries, e0,
-                                  pair_strength, deals, model, sigma, st, out, dest, t, seats[t - t0:], margin)
+                                  pair_strength, deals, model, sigma, st, out, t, seats[t - t0:], margin)
             _update_standings(a, b, margin, teams or sessions.imps_scoring[s], sessions.bpr[s], played, points)
         if model.card_play:
             rates = _new_rates(2 * (e1 - e0))
@@ -487,8 +491,8 @@ def _pair_swiss_round(r, n, points, played, had_bye, st, order, a, b):
 
 @_inner
 def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, pair_strength, deals, model, sigma,
-                      st, out, dest, t, seats, margin):
-    """Play round r's boards at every table from traveller t (stored at ``out[dest[t]]``, its NS and EW
+                      st, out, t, seats, margin):
+    """Play round r's boards at every table from traveller t (stored at ``out[t]``, its NS and EW
     entry offsets at ``seats[0], seats[1], ...``); each match's margin into ``margin`` (zeroed).
 
     Margin: team IMPs (teams), Butler IMPs (IMP Swiss pairs) or MP % per
@@ -513,7 +517,7 @@ def _play_swiss_round(r, bpr, teams, imps_scoring, members, a, b, entries, e0, p
                     ns, ew = members[x, 0], members[y, 0]
                 score = draw_ns_score(deals.scores, deals.thresholds, code, pair_strength[ns], pair_strength[ew],
                                       model.alpha, sigma, st)
-                at = dest[t]
+                at = t
                 out.round[at] = r + 1
                 out.board[at] = board
                 out.table[at] = m * per_table + h + 1

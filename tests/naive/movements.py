@@ -44,22 +44,6 @@ def online_seat_round(singles, fixed_a, fixed_b, stream):
     return [(*pairs[2 * t], *pairs[2 * t + 1]) for t in range(len(pairs) // 2)]
 
 
-def lay_out_sessions(session_layout, layouts):
-    """Reference ``seating.lay_out_sessions``: (rows per session, travellers' positions), one session at a time.
-
-    layouts: [(rows [(round, table, ns, ew, first board, boards)], rank [(round, board, table) position of
-    each written traveller within its session])].  Returns ([rows of every session, in session order],
-    dest): dest[t] is the position of written traveller t in the (session, round, board, table) order.
-    """
-    rows, dest, written = [], [], 0
-    for lay in session_layout:
-        lay_rows, rank = layouts[lay]
-        rows += [tuple(r) for r in lay_rows]
-        dest += [written + position for position in rank]
-        written += len(rank)
-    return rows, dest
-
-
 ONLINE_SALT = 0x0717E
 
 
