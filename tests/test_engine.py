@@ -91,6 +91,52 @@ def test_results_do_not_depend_on_threads_or_replicate_count(traced):
                             ds.sel(scheme=["ngs", "ppi", "elo-pairs", "imps-lost"]).isel(replicate=0))
 
 
+def _warm_run():
+    # kernels compiled and the warm-up marker written: only then may a run fork worker processes
+    engine.run("default", SCHEMES, years=2 / 52, seed=1, threads=2)
+
+
+def test_replicates_in_worker_processes_equal_threads():
+    _warm_run()
+    args = dict(scenario="default", schemes=SCHEMES, replicates=3, years=0.3, seed=9, threads=2,
+                session_stats=True, trace=True)
+    forked = engine.Engine(**args)
+    ds = forked.run()
+    assert forked.workers == 2  # replicates 0 and 2 in one process, 1 in the other
+    threads = engine.Engine(**args, processes=False)
+    xr.testing.assert_identical(ds, threads.run())
+    assert threads.workers == 1
+    assert any(name.startswith("fr18_") for name in ds.data_vars)  # worker-side sums came back
+    assert forked.graded == threads.graded and forked.player_boards == threads.player_boards
+    np.testing.assert_array_equal(forked.trace_table("ppi")["grade"], threads.trace_table("ppi")["grade"])
+
+
+def test_a_failing_worker_process_fails_the_run(monkeypatch):
+    import os
+    _warm_run()
+    score = engine.Engine._score
+
+    def boom(self, rep, played):
+        if rep.index == 1:
+            raise ValueError("boom in replicate 1")
+        return score(self, rep, played)
+
+    monkeypatch.setattr(engine.Engine, "_score", boom)
+    eng = engine.Engine("default", "ppi", replicates=2, years=0.1, seed=3, threads=2)
+    with pytest.raises(ValueError, match="boom in replicate 1"):
+        eng.run()
+    assert eng.workers == 2
+
+    def crash(self, rep, played):
+        if rep.index == 1:
+            os._exit(3)
+        return score(self, rep, played)
+
+    monkeypatch.setattr(engine.Engine, "_score", crash)
+    with pytest.raises(RuntimeError, match=r"running replicates \[1\] died \(exit code 3\)"):
+        engine.Engine("default", "ppi", replicates=2, years=0.1, seed=3, threads=2).run()
+
+
 def test_netcdf_round_trip(traced, tmp_path):
     _, ds, _ = traced
     write_dataset(ds, tmp_path / "r.nc")

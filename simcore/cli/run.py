@@ -49,7 +49,9 @@ def add_arguments(parser) -> None:
                         help=f"comma-separated scheme variants (default {','.join(default_schemes())})")
     parser.add_argument("--snapshot", choices=("weekly", "monthly"), default=None,
                         help="snapshot frequency (default: the scenario's)")
-    parser.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="cores to use: worker threads or, with several replicates, worker processes "
+                        "(default: all cores)")
     parser.add_argument("--outdir", default=None,
                         help="output folder (default simcore-out/<scenario>-<Y>y-<R>r-seed<S>[-<digest of "
                              "schemes and snapshot>]); a folder holding another run is refused")
@@ -178,7 +180,7 @@ def main(args) -> int:
     compiled = (f"; plus {engine.compile_seconds:.1f} s compiling kernels (first run only)"
                 if engine.compile_seconds >= 0.05 else "")
     print(f"\n{pb / 1e6:.1f} M player-boards in {run_s:.1f} s ({pb / run_s / 1e6:.2g} M/s, "
-          f"{engine.threads} threads){compiled}")
+          f"{engine.threads} {'worker processes' if engine.workers > 1 else 'threads'}){compiled}")
     print(f"Dataset: {nc}\nsummary and figures: {outdir}/")
     if args.bundle:
         print(f"replicate 0's results bundle: {engine.bundle_dir}/")

@@ -23,9 +23,13 @@ Parallelism: pass A of a (replicate, chunk) and pass B of a (replicate,
 variant, chunk) are tasks on a pool of threads running nogil numba kernels
 (``engine.pool``), each submitted as soon as its inputs exist, pass A first:
 pass A runs up to ``LOOKAHEAD`` - 1 chunks ahead of grading, and replicates
-and variants never wait for each other.  Every task's output depends only on
-its inputs and every random draw comes from a stream keyed by (replicate key,
-unit), so the Dataset is bit-identical whatever the thread count.
+and variants never wait for each other.  With several replicates and cores
+(and the kernels already compiled), the replicates are dealt to forked
+worker processes instead, one a core, each running its replicates' tasks so
+(``engine.processes``: threads of one process slow each other's tasks
+down).  Every task's output depends only on its inputs and every random
+draw comes from a stream keyed by (replicate key, unit), so the Dataset is
+bit-identical whatever the thread count or process layout.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore.bridge.model import BridgeModelParams, build_pool
-from simcore.engine.dataset import build_dataset, extra_variable
+from simcore.engine import processes
+from simcore.engine.dataset import build_dataset, extra_variable, player_labels
 from simcore.engine.pool import TaskPool
 from simcore.engine.session_stats import fr18_chunk
 from simcore.results import Results, days_to_months
@@ -201,12 +206,27 @@ class _Progress:
                 self.bar.close()
 
 
+class _WorkerProgress:
+    """A worker process's progress (``Engine._run_processes``): weeks shown and throughput, written to a
+    row of shared memory the parent reads to draw the bar."""
+
+    def __init__(self, row: np.ndarray):
+        self.row = row
+
+    def start(self, weeks: int):
+        return self
+
+    def advance(self, weeks: int, rate: float) -> None:
+        self.row[1] = rate
+        self.row[0] += weeks  # last: the parent reads the weeks, then the rate
+
+
 class Engine:
     """One run: configuration, replicate states, snapshots; ``run()`` drives it."""
 
     def __init__(self, scenario, schemes=None, replicates=1, years=None, seed=0, snapshot=None,
                  threads=None, trace=False, bundle_dir=None, model: BridgeModelParams | None = None,
-                 progress=False, session_stats=False):
+                 progress=False, session_stats=False, processes=True):
         sc = load_scenario(scenario) if not isinstance(scenario, Scenario) else scenario
         if years is not None:
             if isinstance(years, bool) or not isinstance(years, (int, float)) or not 0 < years <= 100:
@@ -220,11 +240,15 @@ class Engine:
             raise ValueError(f"seed={seed!r}: give a non-negative integer")
         if threads is not None and (not isinstance(threads, (int, np.integer)) or threads < 1):
             raise ValueError(f"threads={threads!r}: give a positive integer")
+        if not isinstance(processes, bool):
+            raise ValueError(f"processes={processes!r}: give True (worker processes where the run allows) or False")
         self.scenario = sc
         self.variants = resolve_schemes(schemes)
         self.replicates = int(replicates)
         self.seed = int(seed)
         self.threads = int(threads or os.cpu_count() or 1)
+        self.processes = processes  # may replicates run in worker processes (``_worker_processes``)
+        self.workers = 1  # worker processes of the last run (1: threads of this process)
         self.trace = bool(trace)
         self.bundle_dir = bundle_dir
         self.model = model or BridgeModelParams()
@@ -235,10 +259,11 @@ class Engine:
         self.graded: dict = {}  # with trace: (replicate, variant) -> digests of what it graded
         self.timing = {"pass_a": 0.0, "pass_b": 0.0, "snapshot": 0.0}
         self.compile_seconds = 0.0  # seconds of the last run spent compiling kernels (first run only)
+        self._worker_compile_seconds = 0.0
 
     # -- setup -------------------------------------------------------------------------
-    def _new_replicate(self, r: int, key) -> _Replicate:
-        world = build_world(self.scenario, key)
+    def _new_replicate(self, r: int, key, world: World | None = None) -> _Replicate:
+        world = world if world is not None else build_world(self.scenario, key)
         P = world.n_players
         players = PlayerTable(world.member.copy(), world.at_start.copy(), np.full(P, np.nan))
         pool = build_pool(self.model, child_key(key, 0xB0A7D))
@@ -344,25 +369,123 @@ class Engine:
                 self._warmup.stop()  # still running only if the run failed before grading
             if collecting:
                 gc.enable()
-            self.compile_seconds = watch.seconds
+            self.compile_seconds = watch.seconds + self._worker_compile_seconds
             if self._progress is not None:
                 self._progress.close()
 
+    def _worker_processes(self) -> int:
+        """Worker processes for this run: one per core up to one per replicate (``engine.processes``), or
+        1 (threads of this process): a single replicate, one thread, a first run (kernels being
+        compiled), ``processes=False``, or no ``fork`` here."""
+        if (not self.processes or self.replicates < 2 or self.threads < 2 or self._warmup is not None
+                or not processes.available()):
+            return 1
+        return min(self.threads, self.replicates)
+
     def _run(self):
         keys = replicate_keys(self.seed, self.replicates)
+        self.workers = workers = self._worker_processes()
+        if workers > 1:
+            return self._run_processes(keys, workers)
         with TaskPool(self.threads) as pool:
-            for r in range(self.replicates):
-                pool.submit((0, r), r, self._new_replicate, r, keys[r])
-            reps = [None] * self.replicates
+            reps = self._build_replicates(pool, keys, range(self.replicates))
+            out = self._outputs(reps[0].world, np.full)
+            self._run_chunks(pool, reps, out)
+        return self._dataset(out, [player_labels(rep.world) for rep in reps.values()])
 
-            def built(r, rep, seconds):
-                reps[r] = rep
+    def _build_replicates(self, pool: TaskPool, keys, indices, world0: World | None = None) -> dict:
+        """{replicate: _Replicate} for ``indices``, built on ``pool`` (replicate 0 on ``world0`` if given)."""
+        reps = {}
 
-            pool.drain(built)
-            return self._run_chunks(pool, reps)
+        def built(r, rep, seconds):
+            reps[r] = rep
 
-    def _run_chunks(self, pool: TaskPool, reps: list):
-        """Every replicate's pass A and every (replicate, variant)'s grading as tasks on ``pool``.
+        for r in indices:
+            pool.submit((0, r), r, self._new_replicate, r, keys[r], world0 if r == 0 else None)
+        pool.drain(built)
+        return dict(sorted(reps.items()))
+
+    def _run_processes(self, keys, workers: int):
+        """The run with replicates dealt round-robin to ``workers`` forked processes (``engine.processes``),
+        each running its replicates' tasks on ``threads // workers`` threads; the snapshots land in shared
+        memory, the rest (world labels, FR18 sums, timings, traces) comes back when a worker ends."""
+        world0 = build_world(self.scenario, keys[0])
+        out = self._outputs(world0, processes.shared_full)
+        groups = [list(range(i, self.replicates, workers)) for i in range(workers)]
+        threads = max(1, self.threads // workers)
+        shown = processes.shared_full((workers, 2), 0.0, np.float64)  # per worker: weeks shown, M pb/s
+        if self._progress is not None:
+            self._progress.start(world0.n_weeks)
+        started = time.perf_counter()
+
+        def work(i, group):
+            # in the worker: its progress goes to shared memory; the parent draws the bar
+            self._progress = _WorkerProgress(shown[i]) if self._progress is not None else None
+            self._compile_watch.on_change = None
+            with TaskPool(threads) as pool:
+                reps = self._build_replicates(pool, keys, group, world0)
+                self._run_chunks(pool, reps, out)
+            return {"players": {r: player_labels(rep.world) for r, rep in reps.items()}, "fr18": out["fr18"],
+                    "timing": self.timing, "player_boards": self.player_boards, "trace_rows": self.trace_rows,
+                    "graded": self.graded, "compile_seconds": self._compile_watch.seconds}
+
+        done = [0.0]
+
+        def tick():
+            weeks = shown[:, 0].min()
+            if weeks > done[0]:
+                self._progress.advance(int(weeks - done[0]), float(shown[:, 1].sum()))
+                done[0] = weeks
+
+        results = processes.fork_workers(groups, work, tick if self._progress is not None else None)
+        self.elapsed = time.perf_counter() - started
+        players = {}
+        self.player_boards = 0
+        for i, res in enumerate(results):
+            players.update(res["players"])
+            for key, arr in res["fr18"].items():
+                merged = out["fr18"].setdefault(key, np.full(arr.shape, np.nan))
+                merged[groups[i]] = arr[groups[i]]
+            for key, seconds in res["timing"].items():
+                self.timing[key] += seconds
+            self.player_boards += res["player_boards"]
+            self.trace_rows += res["trace_rows"]
+            self.graded.update(res["graded"])
+            self._worker_compile_seconds = max(self._worker_compile_seconds, res["compile_seconds"])
+        return self._dataset(out, [players[r] for r in range(self.replicates)])
+
+    def _outputs(self, world0: World, full) -> dict:
+        """The run's calendar chunks and its snapshot arrays, from ``full(shape, fill, dtype)`` (``np.full``;
+        ``processes.shared_full`` for worker processes): grade (R, V, T, P), truth, active, boards
+        (R, T, P), each extra's int8 codes (R, variants publishing it, T, P); fr18 (filled as it comes)."""
+        chunks = chunk_weeks(world0, self.scenario.calendar.snapshot)
+        n_t, P, V, R = len(chunks), world0.n_players, len(self.variants), self.replicates
+        days = [world0.start_day + 7 * stop for _, stop in chunks]
+        # int8 codes of the variants that publish each extra only (the Dataset's (R, V, T, P) with -1
+        # for the others is laid out at the end, once the schemes' state is freed: 4x less at national scale)
+        extra_rows = _extra_rows(self.variants)
+        return {"chunks": chunks, "days": days, "times": np.array(days, "datetime64[D]"),
+                "grade": full((R, V, n_t, P), np.nan, np.float32), "truth": full((R, n_t, P), 0, np.float32),
+                "active": full((R, n_t, P), False, bool), "boards": full((R, n_t, P), 0, np.int32),
+                "extra_rows": extra_rows,
+                "extras": {name: full((R, len(rows), n_t, P), -1, np.int8) for name, rows in extra_rows.items()},
+                "fr18": {}}
+
+    def _dataset(self, out: dict, players: list):
+        """The Dataset from the filled outputs and each replicate's ``player_labels``."""
+        R, V, n_t, P = out["grade"].shape
+        extras = {}
+        for name, codes in out["extras"].items():
+            full = np.full((R, V, n_t, P), -1, np.int8)
+            full[:, out["extra_rows"][name]] = codes
+            extras[name] = full
+        out["extras"].clear()
+        return build_dataset(self.scenario, self.seed, self.variants, players, out["times"], out["grade"],
+                             out["truth"], out["active"], out["boards"], extras, out["fr18"])
+
+    def _run_chunks(self, pool: TaskPool, reps: dict, snaps: dict):
+        """Every replicate's pass A and every (replicate, variant)'s grading as tasks on ``pool``, for the
+        replicates of ``reps`` ({replicate: _Replicate}); snapshots go to their rows of ``snaps`` (``_outputs``).
 
         Pass A is two tasks a chunk: ``_play`` (plan, seat, play) and
         ``_score``; only scoring carries state from chunk to chunk (the
@@ -383,21 +506,11 @@ class Engine:
         (replicate, variant, chunk) cell, so the order tasks finish in does
         not matter.
         """
-        w0 = reps[0].world
-        chunks = chunk_weeks(w0, self.scenario.calendar.snapshot)
-        n_t, P, V, R = len(chunks), w0.n_players, len(self.variants), self.replicates
-        grade = np.full((R, V, n_t, P), np.nan, np.float32)
-        truth = np.empty((R, n_t, P), np.float32)
-        active = np.empty((R, n_t, P), bool)
-        boards = np.empty((R, n_t, P), np.int32)
-        # int8 codes of the variants that publish each extra only (the Dataset's (R, V, T, P) with -1
-        # for the others is laid out at the end, once the schemes' state is freed: 4x less at national scale)
-        extras: dict[str, np.ndarray] = {}
-        extra_rows = _extra_rows(self.variants)
-        fr18: dict[str, np.ndarray] = {}
-        days = [w0.start_day + 7 * stop for _, stop in chunks]
-        times = np.array(days, "datetime64[D]")
-        bar = self._progress.start(w0.n_weeks) if self._progress else None
+        chunks, days, times = snaps["chunks"], snaps["days"], snaps["times"]
+        grade, truth, active, boards = snaps["grade"], snaps["truth"], snaps["active"], snaps["boards"]
+        extras, extra_rows, fr18 = snaps["extras"], snaps["extra_rows"], snaps["fr18"]
+        n_t, V, R = len(chunks), len(self.variants), self.replicates
+        bar = self._progress.start(reps[min(reps)].world.n_weeks) if self._progress else None
         started = time.perf_counter()
         compiled_before = self._compile_watch.elapsed()
         player_boards = 0
@@ -410,7 +523,7 @@ class Engine:
         next_b = [[0] * V for _ in range(R)]  # next chunk to grade, per (replicate, variant)
         b_busy = [[False] * V for _ in range(R)]
         last_seconds = [[0.0] * V for _ in range(R)]
-        finished = [0] * n_t  # tasks finished per chunk (R plays, R scorings, R x V gradings)
+        finished = [0] * n_t  # tasks finished per chunk (plays, scorings, gradings of reps)
         shown = 0  # chunks shown on the progress bar
         waiting_warmup = self._warmup is not None
 
@@ -460,7 +573,7 @@ class Engine:
                     pool.submit((-1,), ("warmup", r, c), self._wait_warmup)
             elif kind == "warmup":
                 waiting_warmup = False
-                for q in range(R):
+                for q in reps:
                     submit_ready(q)
                 self.timing["snapshot"] += time.perf_counter() - t0
                 return
@@ -478,10 +591,7 @@ class Engine:
                         arr[r, j, c] = value
                 grade[r, j, c] = grades_now
                 for name, values in extras_now.items():
-                    arr = extras.get(name)
-                    if arr is None:  # int8 codes: 1 byte a player-snapshot at national scale
-                        arr = extras[name] = np.full((R, len(extra_rows[name]), n_t, P), -1, np.int8)
-                    arr[r, extra_rows[name].index(j), c] = values
+                    extras[name][r, extra_rows[name].index(j), c] = values
                 b_busy[r][j], next_b[r][j] = False, c + 1
                 left[r][c] -= 1
                 if not left[r][c]:  # graded by every variant: its results can go
@@ -489,7 +599,7 @@ class Engine:
             finished[c] += 1
             submit_ready(r)
             self.timing["snapshot"] += time.perf_counter() - t0
-            while shown < n_t and finished[shown] == R * (2 + V):
+            while shown < n_t and finished[shown] == len(reps) * (2 + V):
                 shown += 1
                 if bar is not None:
                     # compilation (a first run only) is not simulation: keep it out of the throughput
@@ -497,27 +607,21 @@ class Engine:
                     first, stop = chunks[shown - 1]
                     self._progress.advance(stop - first, player_boards / max(elapsed, 1e-9) / 1e6)
 
-        for r in range(R):
+        for r in reps:
             submit_ready(r)
         pool.drain(on_done)
         # a retrospective scheme (offline(smooth=true)) re-reads its snapshots from all the results
         for j, v in enumerate(self.variants):
-            for r, rep in enumerate(reps):
+            for r, rep in reps.items():
                 revised = v.scheme.revise(rep.states[v.label], times.astype(np.int64))
                 if revised is not None:
                     grade[r, j] = revised
         self.elapsed = time.perf_counter() - started
         self.player_boards = player_boards
-        if self.bundle_dir is not None:
+        if self.bundle_dir is not None and 0 in reps:
             self._write_bundle(reps[0])
-        for rep in reps:
+        for rep in reps.values():
             rep.states.clear()  # the schemes' state (NGS's rings: GBs at scale) is not needed to label the Dataset
-        for name in list(extras):
-            full = np.full((R, V, n_t, P), -1, np.int8)
-            full[:, extra_rows[name]] = extras.pop(name)
-            extras[name] = full
-        return build_dataset(self.scenario, self.seed, self.variants, [r.world for r in reps], times, grade,
-                             truth, active, boards, extras, fr18)
 
     def _record_trace(self, v: Variant, chunk: Chunk, traced):
         kind, out = traced
@@ -588,7 +692,8 @@ def run(scenario="default", schemes=None, replicates=1, years=None, seed=0, snap
     ``"ngs,ngs(gain=2),ppi"`` or a list (default: every scheme's default variants).  replicates: independent populations.
     years: overrides the scenario's calendar.  seed: the one seed of the run.
     snapshot: "weekly" or "monthly" (default: the scenario's).  threads:
-    worker threads (default: all cores); the result does not depend on it.
+    cores to use (default: all): worker threads or, with several replicates,
+    worker processes (``engine.processes``); the result does not depend on it.
     bundle: a folder to write replicate 0's results to (a results bundle).
     session_stats: also record FR18's variance decomposition terms per chunk
     (``metrics.fr18`` reads them).

@@ -1,8 +1,9 @@
 """The run's ``xarray.Dataset``: names, units and coordinates of what the engine recorded.
 
 The engine hands over plain arrays (grades, true strengths, activity, boards,
-scheme extras, FR18 sums) and the replicates' worlds; ``build_dataset``
-labels them.  ``DATASET_DOC`` documents the result and travels in its
+scheme extras, FR18 sums) and each replicate's ``player_labels`` (what the
+Dataset tells of its world's players and clubs); ``build_dataset`` labels
+them.  ``DATASET_DOC`` documents the result and travels in its
 ``description`` attribute.
 """
 
@@ -58,19 +59,33 @@ def extra_variable(scheme_name: str, extra: str) -> str:
     return f"{scheme_name.replace('-', '_')}_{extra}"
 
 
-def build_dataset(scenario, seed: int, variants, worlds, times, grade, truth, active, boards, extras,
+# World fields the Dataset carries per (replicate, player), with their dtypes
+PLAYER_FIELDS = {"home_club": np.int32, "second_club": np.int32, "partner": np.int32, "partner2": np.int32,
+                 "ptype": np.int8, "activity": np.float32, "base_strength": np.float32, "member": bool,
+                 "at_start": bool, "join_day": np.int64, "leave_day": np.int64}
+
+
+def player_labels(world) -> dict:
+    """What the Dataset tells of a replicate's world: ``PLAYER_FIELDS`` and ``club_names`` (small: a few
+    arrays of one value a player, so a worker process can send them back, see ``engine.processes``)."""
+    out = {f: np.asarray(getattr(world, f)).astype(dt) for f, dt in PLAYER_FIELDS.items()}
+    out["club_names"] = list(world.venue_names())
+    return out
+
+
+def build_dataset(scenario, seed: int, variants, players, times, grade, truth, active, boards, extras,
                   fr18=None):
     """The labelled Dataset (see ``DATASET_DOC``).
 
     variants: the run's scheme variants (``label``, ``name``, ``overrides``, ``scheme``);
-    worlds: one ``World`` per replicate; times: snapshot dates
+    players: ``player_labels`` of each replicate's world; times: snapshot dates
     (datetime64[D]); grade (R, V, T, P), truth/active/boards (R, T, P);
     extras: name -> (R, V, T, P) int8 codes; fr18: name -> (R, V, T) sums.
     """
     import xarray as xr
-    R = len(worlds)
+    R = len(players)
     labels = [v.label for v in variants]
-    per_rep = lambda f, dt: np.stack([getattr(w, f) for w in worlds]).astype(dt)  # noqa: E731
+    per_rep = lambda f, dt: np.stack([p[f] for p in players]).astype(dt)  # noqa: E731
     data = {
         "grade": (("replicate", "scheme", "time", "player"), grade,
                   {"units": "grade points", "long_name": "current grade under each scheme variant"}),
@@ -91,7 +106,7 @@ def build_dataset(scenario, seed: int, variants, worlds, times, grade, truth, ac
     for name, arr in (fr18 or {}).items():
         data[f"fr18_{name}"] = (("replicate", "scheme", "time"), arr,
                                 {"long_name": f"FR18 sums over the chunk's qualifying sessions: {name}"})
-    club_names = np.array(worlds[0].venue_names(), object).astype(str)
+    club_names = np.array(players[0]["club_names"], object).astype(str)
     rp = ("replicate", "player")
     coords = {
         "replicate": ("replicate", np.arange(R), {"long_name": "independent replicate population"}),
