@@ -4,7 +4,9 @@
 county, 2 replicates x 2 years; ``simcore.bench.pipeline``) on 1 and 2
 threads and the fused floor (``simcore.bench.floor``) once; the ``track_``
 benchmarks report from that one measurement, so the ratios compare figures
-taken minutes apart on the same machine.  Targets: <= 25 ns per
+taken minutes apart on the same machine.  On 2 threads the engine deals the
+workload's 2 replicates to 2 worker processes (``simcore.engine.processes``);
+the benchmark names keep "threads" for the history.  Targets: <= 25 ns per
 player-board on one thread, speed-up >= 1.8 on two, ratio to the floor <= 3.
 """
 from simcore.bench import floor, pipeline  # modules: asv would take a time_* name for a benchmark

@@ -7,7 +7,7 @@ from simcore.cli import main
 
 
 def test_bench_json_keys_and_ratios(capsys, monkeypatch):
-    monkeypatch.setattr(bench, "WORKLOAD", dict(bench.WORKLOAD, years=8 / 52, replicates=1))
+    monkeypatch.setattr(bench, "WORKLOAD", dict(bench.WORKLOAD, years=8 / 52, replicates=2))
     from simcore.bench import floor
     from simcore.cli import bench as bench_cli
     monkeypatch.setattr(bench_cli, "time_floor", lambda repeats: floor.time_floor(sessions=50, repeats=repeats))
@@ -18,6 +18,7 @@ def test_bench_json_keys_and_ratios(capsys, monkeypatch):
                 "floor_ns_per_player_board", "ratio_to_floor"):
         assert key in out, key
     assert out["threads"] == 2 and out["schemes"] == ["ngs", "ppi", "elo-pairs", "imps-lost"]
+    assert out["workload"]["years"] == 8 / 52 and out["worker_processes"] == 2  # a replicate a process
     assert out["player_boards"] > 100_000 and out["python_player_boards"] > 10_000
     assert abs(out["player_boards_per_s"] * out["ns_per_player_board"] / 1e9 - 1) < 1e-9
     assert abs(out["ratio_vs_python"] - out["python_ns_per_player_board"] / out["ns_per_player_board"]) < 1e-6

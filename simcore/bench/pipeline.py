@@ -3,7 +3,8 @@
 ``time_pipeline`` times the whole pipeline — world planning, movements, the
 bridge score model, scoring and every scheme's default variants — on
 ``WORKLOAD`` (the ``default`` county, 2 replicates of 2 years) after a
-warm-up run, so compilation is excluded (``time_pipelines``: several thread
+warm-up run of the same workload on one thread, so compilation and the
+movement caches (Howell searches for the table counts it meets) are excluded (``time_pipelines``: several thread
 counts, their runs interleaved); ``time_python`` times the same code
 with ``NUMBA_DISABLE_JIT=1`` on a small slice in a subprocess; ``linearity``
 times runs of 1-4 years, 1-4 replicates and the national scenario.
@@ -27,12 +28,12 @@ WORKLOAD = {"scenario": "default", "years": 2.0, "replicates": 2, "seed": 2026}
 PYTHON_SLICE = {"scenario": "default", "years": 6 / 52, "replicates": 1, "seed": 2026}
 
 
-def time_pipeline(threads: int, repeats: int = 3, workload: dict = WORKLOAD) -> dict:
+def time_pipeline(threads: int, repeats: int = 3, workload: dict | None = None) -> dict:
     """Median wall time of the workload with ``threads`` threads (after a warm-up run)."""
     return time_pipelines((threads,), repeats, workload)[threads]
 
 
-def time_pipelines(thread_counts, repeats: int = 3, workload: dict = WORKLOAD) -> dict:
+def time_pipelines(thread_counts, repeats: int = 3, workload: dict | None = None) -> dict:
     """``time_pipeline`` for each thread count, their timed runs interleaved round by round.
 
     A run lasts about half a second, and load on a shared machine drifts
@@ -40,12 +41,17 @@ def time_pipelines(thread_counts, repeats: int = 3, workload: dict = WORKLOAD) -
     other put that drift into their ratio.  Interleaved, each round's runs
     see about the same machine, and ``speedup(one, other)`` takes the
     median of the per-round ratios.  Returns {threads: dict with
-    ``wall_seconds`` (median), ``walls`` (every round's), ...}.
+    ``wall_seconds`` (median), ``walls`` (every round's), ``worker_processes``
+    (how the engine used the threads: the workload's 2 replicates go to 2
+    worker processes on 2 threads, see ``engine.processes``), ...}.
     """
+    workload = workload or WORKLOAD  # looked up at the call: the tests shrink it
     counts = list(dict.fromkeys(thread_counts))
-    for t in counts:  # compile / load the kernels, fill the movement caches
-        Engine(workload["scenario"], BENCH_SCHEMES, 1, 4 / 52, 1, threads=t).run()
-    walls, pb = {t: [] for t in counts}, 0
+    # compile / load the kernels and fill the movement caches in this process: with several threads the
+    # timed runs deal their replicates to forked workers (``engine.processes``), which inherit them
+    Engine(workload["scenario"], BENCH_SCHEMES, workload["replicates"], workload["years"], workload["seed"],
+           threads=1).run()
+    walls, pb, workers = {t: [] for t in counts}, 0, {}
     for i in range(repeats):
         for t in (counts if i % 2 == 0 else counts[::-1]):
             engine = Engine(workload["scenario"], BENCH_SCHEMES, workload["replicates"], workload["years"],
@@ -53,12 +59,12 @@ def time_pipelines(thread_counts, repeats: int = 3, workload: dict = WORKLOAD) -
             t0 = time.perf_counter()
             engine.run()
             walls[t].append(time.perf_counter() - t0)
-            pb = engine.player_boards
+            pb, workers[t] = engine.player_boards, engine.workers
     out = {}
     for t in counts:
         wall = statistics.median(walls[t])
         out[t] = {"player_boards": int(pb), "wall_seconds": wall, "ns_per_player_board": wall / pb * 1e9,
-                  "player_boards_per_s": pb / wall, "walls": walls[t]}
+                  "player_boards_per_s": pb / wall, "walls": walls[t], "worker_processes": workers[t]}
     return out
 
 

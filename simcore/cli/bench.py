@@ -17,7 +17,9 @@ weeks, 1 thread).  ``ratio_vs_python`` compares the two per player-board,
 measured in the same run.
 
 JSON keys: ``player_boards_per_s``, ``ns_per_player_board`` (wall time per
-player-board with ``threads`` threads), ``threads``, ``schemes``,
+player-board with ``threads`` threads), ``threads``, ``worker_processes``
+(with several threads the engine deals the workload's 2 replicates to
+worker processes, ``simcore.engine.processes``: 2 on 2 threads), ``schemes``,
 ``player_boards``, ``wall_seconds``, ``python_ns_per_player_board``,
 ``python_player_boards``, ``ratio_vs_python``; with ``--scaling`` also
 ``ns_per_player_board_1_thread`` and ``speedup`` (1 thread / ``threads``:
@@ -53,7 +55,8 @@ import json
 import os
 
 from simcore.bench.floor import time_floor
-from simcore.bench.pipeline import BENCH_SCHEMES, WORKLOAD, linearity, speedup, time_pipelines, time_python
+from simcore.bench import pipeline
+from simcore.bench.pipeline import BENCH_SCHEMES, linearity, speedup, time_pipelines, time_python
 
 
 def add_arguments(p) -> None:
@@ -78,8 +81,9 @@ def main(args) -> int:
     timed = time_pipelines((args.threads, 1), args.repeats)
     fast = timed[args.threads]
     out = {"player_boards_per_s": fast["player_boards_per_s"], "ns_per_player_board": fast["ns_per_player_board"],
-           "threads": args.threads, "schemes": list(BENCH_SCHEMES), "player_boards": fast["player_boards"],
-           "wall_seconds": fast["wall_seconds"], "workload": WORKLOAD}
+           "threads": args.threads, "worker_processes": fast["worker_processes"], "schemes": list(BENCH_SCHEMES),
+           "player_boards": fast["player_boards"],
+           "wall_seconds": fast["wall_seconds"], "workload": pipeline.WORKLOAD}
     one = timed[1]
     floor = time_floor(repeats=max(args.repeats, 3))
     out["ns_per_player_board_1_thread"] = one["ns_per_player_board"]
@@ -97,8 +101,9 @@ def main(args) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    print(f"pipeline ({', '.join(BENCH_SCHEMES)}) on {WORKLOAD['scenario']}, {WORKLOAD['replicates']} replicates x "
-          f"{WORKLOAD['years']:g} years: {fast['player_boards'] / 1e6:.2f} M player-boards")
+    w = pipeline.WORKLOAD
+    print(f"pipeline ({', '.join(BENCH_SCHEMES)}) on {w['scenario']}, {w['replicates']} replicates x "
+          f"{w['years']:g} years: {fast['player_boards'] / 1e6:.2f} M player-boards")
     print(f"  {args.threads} thread(s): {fast['ns_per_player_board']:.1f} ns per player-board, "
           f"{fast['player_boards_per_s'] / 1e6:.2f} M player-boards/s (median of {args.repeats})")
     print(f"  1 thread:   {out['ns_per_player_board_1_thread']:.1f} ns per player-board"
