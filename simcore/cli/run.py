@@ -159,7 +159,8 @@ def main(args) -> int:
         ds = engine.run()
         wall = time.perf_counter() - started
         write_atomic(nc, lambda tmp: write_dataset(ds, tmp))
-        summary = metrics.summary(ds)
+        per_replicate = metrics.summary_per_replicate(ds)
+        summary = metrics.summary(ds, per=per_replicate)
         summary["run"] = {"scenario": scenario.name, "seed": args.seed, "replicates": args.replicates,
                           "years": engine.scenario.calendar.years, "wall_seconds": round(wall, 2),
                           "compile_seconds": round(engine.compile_seconds, 2),
@@ -174,7 +175,7 @@ def main(args) -> int:
         print(json.dumps(summary, indent=2))
         return 0
     print(summary_table(summary))
-    print("\n" + interval_table(metrics.summary_per_replicate(ds)))
+    print("\n" + interval_table(per_replicate))
     pb = engine.player_boards
     run_s = max(wall - engine.compile_seconds, 1e-9)
     compiled = (f"; plus {engine.compile_seconds:.1f} s compiling kernels (first run only)"
