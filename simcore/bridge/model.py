@@ -592,12 +592,26 @@ def _make_deal(P, st, opts, w, noise):
 
 
 @kernel(helper=True)
-def _ladder(opts, w, n_opt, noise, vul_a, vul_b, scores, probs, tmp_s, tmp_p):
+def _outcome_scores(opts, n_opt, out):
+    """Side A's score (bridge points) of option i when its declarer takes DD-2+j tricks, declarer side not
+    vulnerable (out[i, j, 0]) and vulnerable (out[i, j, 1]): the only vulnerability a score depends on, so the
+    four ladders of a deal read each score from here instead of scoring it four times."""
+    for i in range(n_opt):
+        sign = 1 if opts[i, OPT_SIDE] == SIDE_A else -1
+        for j in range(4):
+            t = min(max(opts[i, OPT_TRICKS] + j - 2, 0), 13)
+            for vul in range(2):
+                out[i, j, vul] = sign * _score(opts[i, OPT_LEVEL], opts[i, OPT_STRAIN], opts[i, OPT_DOUBLED], vul, t)
+
+
+@kernel(helper=True)
+def _ladder(opts, w, n_opt, noise, vul_a, vul_b, outcome, scores, probs, tmp_s, tmp_p):
     """A board's outcome ladder: options x play noise, side A's scores ascending, ties merged.
 
-    Writes ``scores`` (side A's view, bridge points) and ``probs``; returns the
-    number of rungs.  Beyond MAX_RUNGS the least likely rung is folded into
-    the neighbour whose score is closer (the lower one on a tie), repeatedly.
+    outcome: the options' scores (``_outcome_scores``).  Writes ``scores``
+    (side A's view, bridge points) and ``probs``; returns the number of
+    rungs.  Beyond MAX_RUNGS the least likely rung is folded into the
+    neighbour whose score is closer (the lower one on a tie), repeatedly.
     tmp_s, tmp_p: work arrays of 4 * MAX_OPTIONS.
     """
     total = 0.0
@@ -618,10 +632,7 @@ def _ladder(opts, w, n_opt, noise, vul_a, vul_b, scores, probs, tmp_s, tmp_p):
             p = f * noise[j]
             if p <= 0.0:
                 continue
-            t = min(max(opts[i, OPT_TRICKS] + j - 2, 0), 13)
-            s = _score(opts[i, OPT_LEVEL], opts[i, OPT_STRAIN], opts[i, OPT_DOUBLED], vul, t)
-            if not by_a:
-                s = -s
+            s = outcome[i, j, vul]
             # insert into the sorted list, merging equal scores
             pos = 0
             while pos < m and tmp_s[pos] < s:
@@ -675,13 +686,15 @@ def _build_pool(P, key, first, scores, thresholds, probs, n_rungs):
     pr = np.empty(MAX_RUNGS, np.float64)
     tmp_s = np.empty(4 * MAX_OPTIONS, np.int64)
     tmp_p = np.empty(4 * MAX_OPTIONS, np.float64)
+    outcome = np.empty((MAX_OPTIONS, 4, 2), np.int64)
     st = np.empty(1, np.uint64)
     for d in range(scores.shape[0] // 4):
         seed_stream(st, key, first + d, 0)
         n_opt = _make_deal(P, st, opts, w, noise)
+        _outcome_scores(opts, n_opt, outcome)
         for vc in range(4):
             row = 4 * d + vc
-            m = _ladder(opts, w, n_opt, noise, vc >> 1, vc & 1, sc, pr, tmp_s, tmp_p)
+            m = _ladder(opts, w, n_opt, noise, vc >> 1, vc & 1, outcome, sc, pr, tmp_s, tmp_p)
             n_rungs[row] = m
             cum = 0.0
             for k in range(MAX_RUNGS):
