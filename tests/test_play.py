@@ -176,3 +176,29 @@ def test_play_swiss_sessions_matches_reference(pool, seed, key, card_play):
             want_imps[p] += lost
     assert card.boards.tolist() == want_boards.tolist()
     assert card.imps.tolist() == want_imps.tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_chunk_tallies_match_reference(data):
+    """score_chunk's bookkeeping kernel (boards per player, true pair strength) against its twin."""
+    from simcore.simulate.chunk import _chunk_tallies
+    P = data.draw(st.integers(2, 9))
+    entries = data.draw(st.lists(st.integers(0, 4), max_size=6))  # pair entries of each session
+    rows = data.draw(st.lists(st.integers(0, 30), min_size=len(entries), max_size=len(entries)))
+    pair_start = np.concatenate([[0], np.cumsum(entries)]).astype(np.int64)
+    trav_start = np.concatenate([[0], np.cumsum(rows)]).astype(np.int64)
+    E = int(pair_start[-1])
+    replaces = np.array(data.draw(st.lists(st.integers(-1, 3), min_size=len(entries), max_size=len(entries))),
+                        np.int32)
+    pair_players = np.array(data.draw(st.lists(st.tuples(st.integers(0, P - 1), st.integers(0, P - 1)),
+                                               min_size=E, max_size=E)), np.int32).reshape(E, 2)
+    pair_boards = np.array(data.draw(st.lists(st.integers(0, 40), min_size=E, max_size=E)), np.int32)
+    strength = np.array(data.draw(st.lists(st.floats(-50, 150), min_size=P, max_size=P)))
+    boards, true_pair = np.zeros(P, np.int64), np.empty(E)
+    n = _chunk_tallies(pair_start, trav_start, replaces, pair_players, pair_boards, strength, boards, true_pair)
+    want_boards, want_true, want_n = naive.chunk_tallies(pair_start, trav_start, replaces, pair_players,
+                                                         pair_boards, strength, P)
+    assert n == want_n
+    np.testing.assert_array_equal(boards, want_boards)
+    np.testing.assert_array_equal(true_pair, np.array(want_true, np.float64))

@@ -174,6 +174,33 @@ def test_strength_paths():
     assert world.strength_on(w, later)[j] == pytest.approx(w.base_strength[j] + sc.players.learner_gain)
 
 
+_DAY = st.integers(19_000, 19_012)  # a narrow range: days often coincide (boundaries tested)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_strength_kernel_and_activity_match_reference(data):
+    """strength_on (a kernel) and active_on against their plain-Python twins, bit for bit, on random careers."""
+    from types import SimpleNamespace
+    P = data.draw(st.integers(0, 12))
+    days = st.lists(st.one_of(_DAY, st.just(int(world.model.NEVER))), min_size=P, max_size=P)
+    floats = lambda lo, hi: st.lists(st.floats(lo, hi), min_size=P, max_size=P)  # noqa: E731
+    flags = st.lists(st.booleans(), min_size=P, max_size=P)
+    w = SimpleNamespace(
+        start_day=data.draw(_DAY), base_strength=np.array(data.draw(floats(20, 80))),
+        learner_gain=np.array(data.draw(floats(0, 10))),
+        learner_days=np.array(data.draw(st.lists(st.sampled_from([0.0, 1.0, 365.25, 730.5]), min_size=P,
+                                                 max_size=P))),
+        join_day=np.array(data.draw(st.lists(_DAY, min_size=P, max_size=P)), np.int32),
+        step_day=np.array(data.draw(days), np.int32), step_size=np.array(data.draw(floats(-5, 5))),
+        decline_per_day=np.array(data.draw(floats(0, 0.01))), leave_day=np.array(data.draw(days), np.int32),
+        return_day=np.array(data.draw(days), np.int32), member=np.array(data.draw(flags), bool),
+        online=np.array(data.draw(flags), bool))
+    day = data.draw(_DAY)
+    np.testing.assert_array_equal(world.strength_on(w, day), np.array(naive.strength_on(w, day), np.float64))
+    np.testing.assert_array_equal(world.active_on(w, day), np.array(naive.active_on(w, day), bool))
+
+
 def _partner_correlation(w, typ):
     a = np.flatnonzero((w.ptype == typ) & (w.partner > np.arange(w.n_players)) & (w.partner2 < 0))
     return np.corrcoef(w.base_strength[a], w.base_strength[w.partner[a]])[0, 1], len(a)

@@ -30,6 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from simcore._jit import kernel
 from simcore.movements.registry import kind_flags
 from simcore.movements.seating import Seated, seat_sessions
 from simcore.results import CardPlay, Results, ScoredResults
@@ -120,22 +121,44 @@ def score_chunk(played: Played, partnerships, card_play: bool, n_players: int) -
     is the one step of pass A that carries state from chunk to chunk, so chunks are scored in order)."""
     results = played.results
     scored = score_results(results, partnerships=partnerships)
-    # boards played per player: each pair entry's boards, for both its players (E entries, not 4T seats);
-    # a correction republishes boards already counted with its first publication
-    first = np.repeat(results.session_replaces < 0, np.diff(scored.pair_start))
-    first_trav = (results.session_replaces < 0)[results.trav_session]
-    played_boards = np.bincount(scored.pair_players[first].ravel(), weights=np.repeat(scored.pair_boards[first], 2),
-                                minlength=n_players).astype(np.int64)
+    played_boards = np.zeros(n_players, np.int64)
+    true_pair = np.empty(len(scored.pair_boards))
+    first_travellers = _chunk_tallies(scored.pair_start, scored.trav_start, results.session_replaces,
+                                      scored.pair_players, scored.pair_boards, played.strength, played_boards,
+                                      true_pair)
     card = None
     if card_play:
         totals = played.card_totals
         who = np.flatnonzero(totals.boards > 0).astype(np.int32)
         card = CardPlay(who, np.full(len(who), played.last_day, np.int32), totals.boards[who].astype(np.int32),
                         totals.imps[who].astype(np.float64))
-    t0 = played.strength
-    true_pair = 0.5 * (t0[scored.pair_players[:, 0]] + t0[scored.pair_players[:, 1]])
-    return Chunk(results, scored, card, len(partnerships), 4 * int(first_trav.sum()), played_boards,
+    return Chunk(results, scored, card, len(partnerships), 4 * first_travellers, played_boards,
                  played.first_day, true_pair)
+
+
+@kernel
+def _chunk_tallies(pair_start, trav_start, replaces, pair_players, pair_boards, strength, played_boards,
+                   true_pair):
+    """One pass over a scored chunk's pair entries for the engine's bookkeeping; returns the travellers
+    of first publications.
+
+    played_boards[p] (zeroed by the caller) += the boards of every pair entry of player p, sessions
+    republished as corrections left out (their boards were counted with the first publication);
+    true_pair[e]: the mean true strength (grade points, ``strength`` at the chunk's first day) of entry
+    e's two players.  One kernel where numpy took a repeat, a mask, a gather, a bincount and casts.
+    """
+    first_travellers = 0
+    for s in range(pair_start.shape[0] - 1):
+        first = replaces[s] < 0
+        if first:
+            first_travellers += trav_start[s + 1] - trav_start[s]
+        for e in range(pair_start[s], pair_start[s + 1]):
+            a, b = pair_players[e, 0], pair_players[e, 1]
+            true_pair[e] = 0.5 * (strength[a] + strength[b])
+            if first:
+                played_boards[a] += pair_boards[e]
+                played_boards[b] += pair_boards[e]
+    return first_travellers
 
 
 _MISENTRY_STREAM = 0x5C0E  # child-key label of a first publication's scoring error

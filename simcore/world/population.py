@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from simcore._jit import kernel
 from simcore.scenario import Scenario, _date
 from simcore.world.model import NEVER, World
 
@@ -226,14 +227,33 @@ def draw_card_play(sc: Scenario, strength: np.ndarray, rng) -> np.ndarray:
     return m + pl.card_play_sd * (rho * z + np.sqrt(1.0 - rho * rho) * e)
 
 
-def strength_on(world: World, day) -> np.ndarray:
-    """True strength of every player on ``day`` (grade points)."""
+def strength_on(world: World, day, out=None) -> np.ndarray:
+    """True strength of every player on ``day`` (grade points): base + learner gain so far + step − decline.
+
+    out: float64 (P) to write into (a fresh array when None).  One pass in a
+    kernel: the numpy form made seven temporaries of P floats (1.06 ms a call
+    at national scale against 0.05 ms), on every snapshot and planned week.
+    """
     w = world
-    since_join = np.clip(day - np.maximum(w.join_day, w.start_day), 0, None)
-    learn = w.learner_gain * np.minimum(1.0, since_join / w.learner_days)
-    step = np.where(day >= w.step_day, w.step_size, 0.0)
-    decline = w.decline_per_day * max(0, day - w.start_day)
-    return w.base_strength + learn + step - decline
+    if out is None:
+        out = np.empty(len(w.base_strength))
+    _strength_kernel(w.base_strength, w.learner_gain, w.learner_days, w.join_day, w.step_day, w.step_size,
+                     w.decline_per_day, int(w.start_day), int(day), out)
+    return out
+
+
+@kernel
+def _strength_kernel(base, learner_gain, learner_days, join_day, step_day, step_size, decline_per_day, start_day,
+                     day, out):
+    """``strength_on``: out[p] = base + gain·min(1, days since joining / learner days) + step − decline
+    (grade points), the additions in numpy's order of the same expression (so the same bits)."""
+    days_in = max(0, day - start_day)
+    for p in range(out.shape[0]):
+        since_join = max(0, day - max(np.int64(join_day[p]), start_day))
+        x = since_join / learner_days[p]
+        learn = learner_gain[p] * (1.0 if x > 1.0 else x)  # (a NaN stays NaN, as in np.minimum)
+        step = step_size[p] if day >= step_day[p] else 0.0
+        out[p] = base[p] + learn + step - decline_per_day[p] * days_in
 
 
 def active_on(world: World, day) -> np.ndarray:

@@ -141,3 +141,20 @@ def session_card_play(travellers, t_row, offset, model, rs):
         old = card.get(p, (0, 0.0))
         card[p] = (old[0] + n, old[1] + lost)
     return card
+
+
+def chunk_tallies(pair_start, trav_start, replaces, pair_players, pair_boards, strength, n_players):
+    """Reference ``simulate.chunk._chunk_tallies``: (boards per player, mean true strength per pair entry,
+    travellers of first publications), one session at a time."""
+    boards, true_pair, first_travellers = [0] * n_players, [], 0
+    for s in range(len(pair_start) - 1):
+        first = replaces[s] < 0
+        if first:
+            first_travellers += int(trav_start[s + 1] - trav_start[s])
+        for e in range(pair_start[s], pair_start[s + 1]):
+            a, b = int(pair_players[e][0]), int(pair_players[e][1])
+            true_pair.append(0.5 * (float(strength[a]) + float(strength[b])))
+            if first:
+                boards[a] += int(pair_boards[e])
+                boards[b] += int(pair_boards[e])
+    return boards, true_pair, first_travellers

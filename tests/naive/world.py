@@ -141,3 +141,22 @@ def plan_week(w, week, slots, active, strength, ev_logit, params):
         for i, (a, b, typ, bon) in enumerate(entries[:keep]):
             out.append((s, a, b, typ, bon, i // 2 if slots["is_team"][s] else -1))
     return out
+
+
+def strength_on(w, day):
+    """Reference ``world.strength_on``: each player's true strength on ``day``, one player at a time."""
+    out = []
+    for p in range(len(w.base_strength)):
+        since_join = max(0, day - max(int(w.join_day[p]), w.start_day))
+        x = since_join / float(w.learner_days[p]) if w.learner_days[p] != 0 else (
+            math.nan if since_join == 0 else math.inf)
+        learn = float(w.learner_gain[p]) * (x if math.isnan(x) or x < 1.0 else 1.0)
+        step = float(w.step_size[p]) if day >= w.step_day[p] else 0.0
+        out.append(float(w.base_strength[p]) + learn + step - float(w.decline_per_day[p]) * max(0, day - w.start_day))
+    return out
+
+
+def active_on(w, day):
+    """Reference ``world.active_on``: joined, not left (or back again), and a member or online player."""
+    return [bool(w.join_day[p] <= day and (day < w.leave_day[p] or day >= w.return_day[p])
+                 and (w.member[p] or w.online[p])) for p in range(len(w.join_day))]
