@@ -7,26 +7,23 @@ and ``national`` (0.25 year) from a pass-A run, then times the old copy
 (``git show REV:simcore/world/plan.py``) and the working tree's planner in
 separate processes, interleaved (numba's type cache mixes up two NamedTuple
 classes of the same shape in one process, which slows the second by ~0.6 ms
-a call), as the minimum process CPU time of many repeats.  Prints ns per
+a call), as the minimum process CPU time of many repeats (``_ab``: the
+capture and the interleaving).  Prints ns per
 player-board, the new/old ratio, the share of the time outside the kernel
 call (the Python layer: GIL held), and whether the plans are identical.
 """
-import os
-import pickle
-import subprocess
 import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import _ab
+
 FIELDS = ("day", "venue", "event", "kind", "scoring", "winners", "boards", "boards_per_round", "entry_start",
           "a", "b", "ptype", "bonus", "team", "scored_on", "corrected_on")
 
 
-def capture(work):
-    sys.path.insert(0, ROOT)
+def install(caps):
     import simcore.simulate.chunk as ch
     from simcore import engine
-    caps, plan, score = [], ch.plan_sessions, engine.score_chunk
+    plan, score = ch.plan_sessions, engine.score_chunk
 
     def plan_wrap(w, a, b, *, strength=None):
         caps.append(dict(world=w, first=a, stop=b, strength=strength))
@@ -40,24 +37,20 @@ def capture(work):
         return c
 
     ch.plan_sessions, engine.score_chunk = plan_wrap, score_wrap
-    for name, years in (("default", 0.5), ("national", 0.25)):
-        caps.clear()
-        engine.Engine(name, ["ppi"], 1, years, 2026, threads=1).run()
-        with open(os.path.join(work, f"{name}.pkl"), "wb") as f:
-            pickle.dump(caps[len(caps) // 2], f)
 
 
 def time_one(work, which, name, reps):
     import time
-    sys.path.insert(0, ROOT)
+    sys.path.insert(0, _ab.ROOT)
     sys.path.insert(0, work)
     if which == "old":
         import plan_old as mod
     else:
         from simcore.world import plan as mod
-    c = pickle.load(open(os.path.join(work, f"{name}.pkl"), "rb"))
+    c = _ab.load(work, name)
     run = lambda: mod.plan_sessions(c["world"], c["first"], c["stop"], strength=c["strength"])  # noqa: E731
-    pickle.dump(run(), open(os.path.join(work, f"{name}.{which}.plan"), "wb"))
+    plan = run()
+    _ab.save(work, name, which, {f: getattr(plan, f) for f in FIELDS})
     kname = "_plan_week" if hasattr(mod, "_plan_week") else "_plan_weeks"
     k, spent = getattr(mod, kname), [0.0]
 
@@ -85,31 +78,16 @@ def time_one(work, which, name, reps):
 
 
 def main(rev="bf5407e"):
+    import tempfile
     work = tempfile.mkdtemp()
-    src = subprocess.run(["git", "-C", ROOT, "show", f"{rev}:simcore/world/plan.py"], check=True,
-                         capture_output=True, text=True).stdout
-    open(os.path.join(work, "plan_old.py"), "w").write(src)
-    subprocess.run([sys.executable, __file__, "--capture", work], check=True)
-    for name, reps in (("default", 300), ("national", 15)):
-        best = {}
-        for _ in range(2):
-            for which in ("old", "new"):
-                out = subprocess.run([sys.executable, __file__, "--time", work, which, name, str(reps)], check=True,
-                                     capture_output=True, text=True).stdout
-                print(out.strip())
-                ms = float(out.split(": ")[1].split(" ms")[0])
-                best[which] = min(best.get(which, 1e9), ms)
-        import numpy as np
-        a = pickle.load(open(os.path.join(work, f"{name}.old.plan"), "rb"))
-        b = pickle.load(open(os.path.join(work, f"{name}.new.plan"), "rb"))
-        same = all(np.array_equal(getattr(a, f), getattr(b, f)) for f in FIELDS)
-        print(f"{name}: new/old {best['new'] / best['old']:.2f}; plans identical: {same}")
+    _ab.fetch(rev, work, "simcore/world/plan.py")
+    _ab.capture(work, install)
+    _ab.interleave(__file__, work, lambda which, name, reps: (work, which, name, reps),
+                   (("default", 300), ("national", 15)))
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--capture"]:
-        capture(sys.argv[2])
-    elif sys.argv[1:2] == ["--time"]:
+    if sys.argv[1:2] == ["--time"]:
         time_one(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     else:
         main(*sys.argv[1:2])

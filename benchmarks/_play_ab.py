@@ -1,34 +1,28 @@
 """A/B of pass A's play task (``simulate.chunk.play_chunk``: plan, seat, play) against an older revision, in isolation.
 
-    python3 benchmarks/_play_ab.py [REV] [--reps-default N] [--reps-national N]
+    python3 benchmarks/_play_ab.py [REV] [REPS_DEFAULT] [REPS_NATIONAL] [ROUNDS]
 
 Captures the real arguments of one month's chunk of ``default`` (0.5 year)
 and ``national`` (0.25 year) from an engine run (the working tree's code),
-checks out REV (default b0522d9) into a temporary worktree, then times the
-old and the working tree's ``play_chunk`` in separate processes,
-interleaved (numba's type cache mixes up two NamedTuple classes of the same
-shape in one process), as the minimum process CPU time of many repeats.
+extracts REV's ``simcore`` (default b0522d9) into a temporary folder, then
+times the old and the working tree's ``play_chunk`` in separate processes,
+interleaved, as the minimum process CPU time of many repeats (``_ab``: the
+capture and the interleaving).
 Prints ns per player-board for the whole task and for its stages (week
 strengths, planning, seating, static play, Swiss play, the rest: Python
 building the Results), the new/old ratio, the share of the task outside
 numba kernels (GIL held), and whether the Results and card totals are
 identical.
 """
-import os
-import pickle
-import subprocess
 import sys
-import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCENARIOS = (("default", 0.5), ("national", 0.25))
+import _ab
 
 
-def capture(work):
-    sys.path.insert(0, ROOT)
+def install(caps):
     from simcore import engine
-    caps, play = [], engine.play_chunk
+    play = engine.play_chunk
 
     def wrap(w, a, b, setup, **kw):
         p = play(w, a, b, setup, **kw)
@@ -36,11 +30,6 @@ def capture(work):
         return p
 
     engine.play_chunk = wrap
-    for name, years in SCENARIOS:
-        caps.clear()
-        engine.Engine(name, None, 1, years, 2026, threads=1).run()  # default schemes: card play on
-        with open(os.path.join(work, f"{name}.pkl"), "wb") as f:
-            pickle.dump(caps[len(caps) // 2], f)
 
 
 _STAGES = (("simcore.simulate.chunk", "strength_on", "strength"), ("simcore.simulate.chunk", "plan_sessions", "plan"),
@@ -54,7 +43,7 @@ def time_one(tree, work, which, name, reps):
 
     import numpy as np
     ch = importlib.import_module("simcore.simulate.chunk")
-    c = pickle.load(open(os.path.join(work, f"{name}.pkl"), "rb"))
+    c = _ab.load(work, name)
     # the deal pool built by the tree under test, as the engine builds it (its memory layout is the tree's)
     from simcore.bridge.model import build_pool
     from simcore.rng import child_key
@@ -64,9 +53,8 @@ def time_one(tree, work, which, name, reps):
     run = lambda: ch.play_chunk(c["world"], c["first"], c["stop"], c["setup"], **c["kw"])  # noqa: E731
     p = run()
     r = p.results
-    pickle.dump({k: getattr(r, k) for k in vars(r) if k.startswith(("trav_", "session_", "team_"))}
-                | {"card_boards": p.card_totals.boards, "card_imps": p.card_totals.imps},
-                open(os.path.join(work, f"{name}.{which}.out"), "wb"))
+    _ab.save(work, name, which, {k: getattr(r, k) for k in vars(r) if k.startswith(("trav_", "session_", "team_"))}
+             | {"card_boards": p.card_totals.boards, "card_imps": p.card_totals.imps})
     spent = {}
     for mod, attr, label in _STAGES:  # each stage's process CPU (the wrapper's cost, ~1 us a call, is noise)
         m = importlib.import_module(mod)
@@ -97,33 +85,17 @@ def time_one(tree, work, which, name, reps):
 
 
 def main(rev="b0522d9", reps_default=200, reps_national=15, rounds=2):
+    import tempfile
     work = tempfile.mkdtemp(prefix="play_ab_")
-    old = os.path.join(work, "old")
-    subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", old, rev], check=True, capture_output=True)
-    try:
-        subprocess.run([sys.executable, __file__, "--capture", work], check=True)
-        import numpy as np
-        for name, reps in (("default", reps_default), ("national", reps_national)):
-            best = {}
-            for _ in range(rounds):
-                for which, tree in (("old", old), ("new", ROOT)):
-                    out = subprocess.run([sys.executable, __file__, "--time", tree, work, which, name, str(reps)],
-                                         check=True, capture_output=True, text=True).stdout
-                    print(out.strip(), flush=True)
-                    ms = float(out.split(": ")[1].split(" ms")[0])
-                    best[which] = min(best.get(which, 1e9), ms)
-            a = pickle.load(open(os.path.join(work, f"{name}.old.out"), "rb"))
-            b = pickle.load(open(os.path.join(work, f"{name}.new.out"), "rb"))
-            same = a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
-            print(f"{name}: new/old {best['new'] / best['old']:.3f}; outputs identical: {same}", flush=True)
-    finally:
-        subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", old], check=False)
+    old = _ab.fetch(rev, work)
+    _ab.capture(work, install, schemes=None)  # default schemes: card play on
+    _ab.interleave(__file__, work, lambda which, name, reps: (old if which == "old" else _ab.ROOT, work, which, name,
+                                                              reps),
+                   (("default", reps_default), ("national", reps_national)), rounds)
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--capture"]:
-        capture(sys.argv[2])
-    elif sys.argv[1:2] == ["--time"]:
+    if sys.argv[1:2] == ["--time"]:
         time_one(*sys.argv[2:6], int(sys.argv[6]))
     else:
         args = sys.argv[1:]

@@ -5,30 +5,25 @@
 Captures the real ``Results`` (and the replicate's partnership table as it
 stood) of one chunk of ``default`` (0.5 year) and ``national`` (0.25 year)
 from an engine run, then times the old tree (``git archive REV``) and the
-working tree in separate processes, interleaved (numba's type cache mixes
-up two NamedTuple classes of the same shape in one process, which slows
-the second), as the minimum process CPU time of many repeats.  Prints ns
+working tree in separate processes, interleaved, as the minimum process CPU
+time of many repeats (``_ab``: the capture and the interleaving).  Prints ns
 per player-board, new/old ratios, each kernel's share (the kernels called
 from Python; the rest is the Python layer, GIL held), and whether every
 array of the two ScoredResults is identical.
 """
 import copy
-import os
-import pickle
-import subprocess
 import sys
-import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import _ab
+
 KERNELS = ("_session_entries", "_score_session_pairs", "_assign_team_rows", "_session_matches",
            "_partnership_ids")
 
 
-def capture(work):
-    sys.path.insert(0, ROOT)
+def install(caps):
     from simcore import engine
-    caps, score = [], engine.score_chunk
+    score = engine.score_chunk
 
     def score_wrap(played, partnerships, card_play, n_players):
         table = copy.deepcopy(partnerships)
@@ -37,23 +32,20 @@ def capture(work):
         return c
 
     engine.score_chunk = score_wrap
-    for name, years in (("default", 0.5), ("national", 0.25)):
-        caps.clear()
-        engine.Engine(name, ["ppi"], 1, years, 2026, threads=1).run()
-        with open(os.path.join(work, f"{name}.pkl"), "wb") as f:
-            pickle.dump(caps[len(caps) // 2], f)
 
 
-def time_one(work, which, name, reps):
-    sys.path.insert(0, os.path.join(work, "old") if which == "old" else ROOT)
-    import numpy as np
-
+def time_one(tree, work, which, name, reps):
+    sys.path.insert(0, tree)
     from simcore.scoring import session as mod
-    c = pickle.load(open(os.path.join(work, f"{name}.pkl"), "rb"))
+    c = _ab.load(work, name)
     results = c["results"]
-    tables = [copy.deepcopy(c["table"]) for _ in range(2 * reps + 1)]
+    # the captured table rebuilt by this tree (the same ids: reinserted in id order), since where a
+    # partnership sits in the hash table depends on the tree's hash function
+    table = mod.PartnershipTable(len(c["table"]))
+    table.ids(c["table"].players)
+    tables = [copy.deepcopy(table) for _ in range(2 * reps + 1)]
     scored = mod.score_results(results, partnerships=tables.pop())
-    np.savez(os.path.join(work, f"{name}.{which}.npz"), **scored.arrays())
+    _ab.save(work, name, which, scored.arrays())
     spent = {}
     originals = {k: getattr(mod, k) for k in KERNELS if hasattr(mod, k)}
 
@@ -86,31 +78,16 @@ def time_one(work, which, name, reps):
 
 
 def main(rev="b0522d9", rounds="3"):
-    import numpy as np
+    import tempfile
     work = tempfile.mkdtemp()
-    os.makedirs(os.path.join(work, "old"))
-    subprocess.run(f"git -C {ROOT} archive {rev} simcore | tar -x -C {work}/old", shell=True, check=True)
-    subprocess.run([sys.executable, __file__, "--capture", work], check=True)
-    for name, reps in (("default", 200), ("national", 15)):
-        best = {}
-        for _ in range(int(rounds)):
-            for which in ("old", "new"):
-                out = subprocess.run([sys.executable, __file__, "--time", work, which, name, str(reps)], check=True,
-                                     capture_output=True, text=True).stdout
-                print(out.strip(), flush=True)
-                ns = float(out.split("= ")[1].split(" ns")[0])
-                best[which] = min(best.get(which, 1e9), ns)
-        a = np.load(os.path.join(work, f"{name}.old.npz"))
-        b = np.load(os.path.join(work, f"{name}.new.npz"))
-        same = set(a.files) == set(b.files) and all(np.array_equal(a[k], b[k]) for k in a.files)
-        print(f"{name}: old {best['old']:.2f}, new {best['new']:.2f} ns/player-board, "
-              f"new/old {best['new'] / best['old']:.3f}; every array identical: {same}", flush=True)
+    old = _ab.fetch(rev, work)
+    _ab.capture(work, install)
+    _ab.interleave(__file__, work, lambda which, name, reps: (old if which == "old" else _ab.ROOT, work, which, name, reps),
+                   (("default", 200), ("national", 15)), rounds)
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--capture"]:
-        capture(sys.argv[2])
-    elif sys.argv[1:2] == ["--time"]:
-        time_one(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    if sys.argv[1:2] == ["--time"]:
+        time_one(*sys.argv[2:6], int(sys.argv[6]))
     else:
         main(*sys.argv[1:3])
