@@ -38,7 +38,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from simcore._jit import kernel
+from simcore._jit import helper, kernel
 from simcore._memory import prefetch_row as prefetch
 
 SHAPES = ("line", "exponential", "rectangle", "trapezium")
@@ -89,7 +89,7 @@ def kernel_shape(shape: str, window: float, flat: float = 0.0, half_life: float 
     raise ValueError(f"unknown decay shape {shape!r}; choose from {', '.join(SHAPES)}")
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _segment(sh, j):
     """(start, end, alpha, beta) of segment j (boards)."""
     if j == 0:
@@ -97,7 +97,7 @@ def _segment(sh, j):
     return sh.knot1, sh.knot2, sh.alpha1, sh.beta1
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def kernel_integral(u, v, sh):
     """∫_u^v K(b) db (boards)."""
     if v <= u:
@@ -114,7 +114,7 @@ def kernel_integral(u, v, sh):
     return total
 
 
-@kernel(inline="always", refcount=False)
+@kernel(refcount=False, forceinline=True)  # tests call it from Python
 def prefetch_entity(ent_f, ent_i, ent):
     """Start loading an entity's rows (ent_f: two lines)."""
     prefetch(ent_i, ent, 0)
@@ -122,7 +122,7 @@ def prefetch_entity(ent_f, ent_i, ent):
     prefetch(ent_f, ent, 8)
 
 
-@kernel(inline="always", refcount=False)
+@kernel(refcount=False, forceinline=True)  # tests call it from Python
 def prefetch_ring_ends(ring_f, ring_i, ent_i, ent):
     """Start loading an entity's oldest session (every grade reads it), the next oldest (where an
     eviction goes on: ring_i's row shares the oldest's line, mostly) and the row its next session
@@ -136,7 +136,7 @@ def prefetch_ring_ends(ring_f, ring_i, ent_i, ent):
     prefetch(ring_i, p, 0)
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _phys(ent_i, ent, i):
     """Pool row of the entity's logical session i (0 = oldest; 0 <= i < capacity)."""
     # each entity's ring is its own slice of the pool, sized to what it holds (grow_rings): any capacity,
@@ -147,7 +147,7 @@ def _phys(ent_i, ent, i):
     return ent_i[ent, IOFF] + r
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _cum(ring_f, ent_f, ent_i, ent, i, col, base_col):
     """Cumulative sum up to logical session i (−1 → the base)."""
     if i < 0:
@@ -155,7 +155,7 @@ def _cum(ring_f, ent_f, ent_i, ent, i, col, base_col):
     return ring_f[_phys(ent_i, ent, i), col]
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _values(E, x, phi, g, tau, eref):
     """The four cumulative-sum terms of one session."""
     if tau > 0.0:
@@ -166,7 +166,7 @@ def _values(E, x, phi, g, tau, eref):
     return a, b, a * g, b * g
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def rebuild_cum(ring_f, ring_i, ent_f, ent_i, ent, first, tau, appended):
     """Recompute the cumulative sums from logical session ``first`` on, then the newest's copies.
 
@@ -203,7 +203,7 @@ def rebuild_cum(ring_f, ring_i, ent_f, ent_i, ent, first, tau, appended):
         ent_i[ent, ILDAY] = ring_i[p, RDAY]
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _search(ring_f, ent_i, ent, n, value):
     """Number of logical sessions whose E is <= value."""
     lo, hi = 0, n
@@ -217,7 +217,7 @@ def _search(ring_f, ent_i, ent, n, value):
     return lo
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _count_below(ring_f, ent_i, ent, n, value):
     """Number of logical sessions whose start (E − x) is < value."""
     lo, hi = 0, n
@@ -231,7 +231,7 @@ def _count_below(ring_f, ent_i, ent, n, value):
     return lo
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _padded_mean(ring_f, ent_f, ent_i, ent, n, T, sh, pad_boards, sw, sgw):
     """The current grade (grade points) from the ring's weight sums ``sw`` and ``sgw`` (weight × grade)
     of an entity holding ``n`` sessions at clock ``T``: the padding at the initial grade added while it
@@ -469,7 +469,7 @@ def append_newest(ring_f, ring_i, ent_f, ent_i, ent, g, boards, span, phi, day, 
     ent_f[ent, EBOARDS] += boards
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _ages_oldest(ring_f, ent_f, ent_i, ent, n, q):
     """Clock distance from T back to the end of the session before logical q = 0 (the oldest's start)."""
     if n == 0:
@@ -503,7 +503,7 @@ def remove_at(ring_f, ring_i, ent_f, ent_i, ent, q, tau):
     rebuild_cum(ring_f, ring_i, ent_f, ent_i, ent, q, tau, False)
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def pop_oldest(ring_f, ring_i, ent_f, ent_i, ent):
     """Drop the oldest session (left the window or the three years)."""
     p = _phys(ent_i, ent, 0)

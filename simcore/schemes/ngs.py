@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore._jit import kernel
+from simcore._jit import helper, kernel
 from simcore.results import EVENT_BLACK, EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE
 from simcore.schemes import PlayerTable, SchemeBase
 from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ILDAY, INT32_MAX, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities, append_newest,
@@ -195,7 +195,7 @@ Consts = namedtuple("Consts", "gain window limit_days pad_boards initial_grade g
 Scratch = namedtuple("Scratch", "grade known sopp sg out_after out_before")
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _evict(rg, ent, day, c, tau, is_player):
     """Drop sessions beyond three years or beyond the window; keep RPCF counts in step."""
     limit = 40.0 * tau if tau > 0.0 else c.window
@@ -211,14 +211,14 @@ def _evict(rg, ent, day, c, tau, is_player):
         pop_oldest(rg.ring_f, rg.ring_i, rg.ent_f, rg.ent_i, ent)
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _count_partnership(rg, pid, player, step):
     """RPCF: sessions in ``player``'s ring with partnership ``pid`` change by ``step``."""
     if pid >= 0 and pid < rg.pairs.shape[0]:
         rg.pairs[pid, _side(rg, pid, player)] += step
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _side(rg, pid, player):
     """The column of ``rg.pairs`` counting partnership ``pid``'s sessions in ``player``'s ring."""
     return PAIR_LOW_COUNT if rg.pairs[pid, PAIR_LOW] == player else PAIR_HIGH_COUNT
@@ -226,7 +226,7 @@ def _side(rg, pid, player):
 
 # _grade_now and _evict are inlined where they are called: a call passes the Rings and Consts bundles by
 # value (nine arrays, eighteen scalars), which cost more than the eviction check it wraps
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _grade_now(rg, ent, day, c, sh, is_player):
     """Current grade (grade points) of an entity on ``day`` (expiring old sessions first)."""
     _evict(rg, ent, day, c, sh.tau, is_player)
@@ -241,7 +241,7 @@ def _start_entity(ent_f, ent_i, ent, grade0):
     ent_i[ent, IEVER] = 0
 
 
-@kernel(inline="always", refcount=False)
+@helper(refcount=False, forceinline=True)
 def _event_weight(c, event):
     """The session's event factor (club, black, green)."""
     if event == EVENT_GREEN:
