@@ -102,7 +102,7 @@ def test_replicates_in_worker_processes_equal_threads():
                 session_stats=True, trace=True)
     forked = engine.Engine(**args)
     ds = forked.run()
-    assert forked.workers == 2  # replicates 0 and 2 in one process, 1 in the other
+    assert forked.workers == 2  # replicates 0 and 2 in a forked worker, 1 in this process
     threads = engine.Engine(**args, processes=False)
     xr.testing.assert_identical(ds, threads.run())
     assert threads.workers == 1
@@ -116,24 +116,28 @@ def test_a_failing_worker_process_fails_the_run(monkeypatch):
     _warm_run()
     score = engine.Engine._score
 
-    def boom(self, rep, played):
-        if rep.index == 1:
-            raise ValueError("boom in replicate 1")
-        return score(self, rep, played)
+    def boom(failing):
+        def score_or_fail(self, rep, played):
+            if rep.index == failing:
+                raise ValueError(f"boom in replicate {failing}")
+            return score(self, rep, played)
+        return score_or_fail
 
-    monkeypatch.setattr(engine.Engine, "_score", boom)
-    eng = engine.Engine("default", "ppi", replicates=2, years=0.1, seed=3, threads=2)
-    with pytest.raises(ValueError, match="boom in replicate 1"):
-        eng.run()
-    assert eng.workers == 2
+    # replicate 0 runs in a forked worker, replicate 1 in this process (engine.processes)
+    for failing in (0, 1):
+        monkeypatch.setattr(engine.Engine, "_score", boom(failing))
+        eng = engine.Engine("default", "ppi", replicates=2, years=0.1, seed=3, threads=2)
+        with pytest.raises(ValueError, match=f"boom in replicate {failing}"):
+            eng.run()
+        assert eng.workers == 2
 
     def crash(self, rep, played):
-        if rep.index == 1:
+        if rep.index == 0:
             os._exit(3)
         return score(self, rep, played)
 
     monkeypatch.setattr(engine.Engine, "_score", crash)
-    with pytest.raises(RuntimeError, match=r"running replicates \[1\] died \(exit code 3\)"):
+    with pytest.raises(RuntimeError, match=r"running replicates \[0\] died \(exit code 3\)"):
         engine.Engine("default", "ppi", replicates=2, years=0.1, seed=3, threads=2).run()
 
 

@@ -207,11 +207,12 @@ class _Progress:
 
 
 class _WorkerProgress:
-    """A worker process's progress (``Engine._run_processes``): weeks shown and throughput, written to a
-    row of shared memory the parent reads to draw the bar."""
+    """A share's progress (``Engine._run_processes``): weeks shown and throughput, written to a row of
+    shared memory the parent reads to draw the bar."""
 
-    def __init__(self, row: np.ndarray):
+    def __init__(self, row: np.ndarray, tick=None):
         self.row = row
+        self.tick = tick  # in the parent's own share: redraw the bar now
 
     def start(self, weeks: int):
         return self
@@ -219,6 +220,8 @@ class _WorkerProgress:
     def advance(self, weeks: int, rate: float) -> None:
         self.row[1] = rate
         self.row[0] += weeks  # last: the parent reads the weeks, then the rate
+        if self.tick is not None:
+            self.tick()
 
 
 class Engine:
@@ -418,17 +421,6 @@ class Engine:
             self._progress.start(world0.n_weeks)
         started = time.perf_counter()
 
-        def work(i, group):
-            # in the worker: its progress goes to shared memory; the parent draws the bar
-            self._progress = _WorkerProgress(shown[i]) if self._progress is not None else None
-            self._compile_watch.on_change = None
-            with TaskPool(threads) as pool:
-                reps = self._build_replicates(pool, keys, group, world0)
-                self._run_chunks(pool, reps, out)
-            return {"players": {r: player_labels(rep.world) for r, rep in reps.items()}, "fr18": out["fr18"],
-                    "timing": self.timing, "player_boards": self.player_boards, "trace_rows": self.trace_rows,
-                    "graded": self.graded, "compile_seconds": self._compile_watch.seconds}
-
         done = [0.0]
 
         def tick():
@@ -437,14 +429,34 @@ class Engine:
                 self._progress.advance(int(weeks - done[0]), float(shown[:, 1].sum()))
                 done[0] = weeks
 
-        results = processes.fork_workers(groups, work, tick if self._progress is not None else None)
+        bar = self._progress
+
+        def work(i, group, forked):
+            # each share's progress goes to its row of shared memory; the parent draws the bar from them
+            # (while it waits for the workers, and as its own share advances)
+            if bar is not None:
+                self._progress = _WorkerProgress(shown[i], None if forked else tick)
+            self._compile_watch.on_change = None if forked else self._compile_watch.on_change
+            with TaskPool(threads) as pool:
+                reps = self._build_replicates(pool, keys, group, world0)
+                self._run_chunks(pool, reps, out)
+            self._progress = bar
+            return {"players": {r: player_labels(rep.world) for r, rep in reps.items()}, "fr18": out["fr18"],
+                    "timing": dict(self.timing), "player_boards": self.player_boards,
+                    "trace_rows": list(self.trace_rows), "graded": dict(self.graded),
+                    "compile_seconds": self._compile_watch.seconds if forked else 0.0}
+
+        results = processes.fork_workers(groups, work, tick if bar is not None else None)
+        fr18 = {}
         self.elapsed = time.perf_counter() - started
         players = {}
-        self.player_boards = 0
+        # the parent's own share wrote into these too: start again from what every share returned
+        self.player_boards, self.trace_rows, self.graded = 0, [], {}
+        self.timing = dict.fromkeys(self.timing, 0.0)
         for i, res in enumerate(results):
             players.update(res["players"])
             for key, arr in res["fr18"].items():
-                merged = out["fr18"].setdefault(key, np.full(arr.shape, np.nan))
+                merged = fr18.setdefault(key, np.full(arr.shape, np.nan))
                 merged[groups[i]] = arr[groups[i]]
             for key, seconds in res["timing"].items():
                 self.timing[key] += seconds
@@ -452,6 +464,7 @@ class Engine:
             self.trace_rows += res["trace_rows"]
             self.graded.update(res["graded"])
             self._worker_compile_seconds = max(self._worker_compile_seconds, res["compile_seconds"])
+        out["fr18"] = fr18
         return self._dataset(out, [players[r] for r in range(self.replicates)])
 
     def _outputs(self, world0: World, full) -> dict:

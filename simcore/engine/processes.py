@@ -10,17 +10,19 @@ allocator, the Python glue between kernels holding the GIL), and the
 two-thread engine reached 1.37-1.50x one thread on the bench; two pinned
 single-thread processes each ran within 5 % of one alone.
 
-``fork_workers(groups, work, tick)`` forks one process per group of
-replicates (the parent's imported modules and loaded kernels come along:
-nothing is compiled or loaded again), calls ``work(i, groups[i])`` in the i-th and returns each
-group's (picklable) result; ``tick()`` runs in the parent about five times
-a second while it waits (the progress bar).  Large outputs are not sent
-back: the caller allocates them with ``shared_empty`` before forking and
-each worker writes its own replicates' rows.  An exception in a worker is
-raised in the parent (the others are stopped); a worker that dies without
-a word (a crash, the OOM killer) raises a ``RuntimeError`` naming its exit
-code.  Results do not depend on it: which process runs a replicate never
-changes a number (``tests/test_engine.py``).
+``fork_workers(groups, work, tick)`` calls ``work(i, groups[i], forked)``
+for each group of replicates: every group but the last in a forked worker
+process (the parent's imported modules and loaded kernels come along:
+nothing is compiled or loaded again), the last in the parent meanwhile; it
+returns each group's (picklable) result.  ``tick()`` runs in the parent
+about five times a second while it waits for the workers (the progress
+bar).  Large outputs are not sent back: the caller allocates them with
+``shared_empty`` before forking and each worker writes its own replicates'
+rows.  An exception in a worker is raised in the parent (the others are
+stopped); a worker that dies without a word (a crash, the OOM killer)
+raises a ``RuntimeError`` naming its exit code.  Results do not depend on
+it: which process runs a replicate never changes a number
+(``tests/test_engine.py``).
 
 Only where ``os.fork`` exists (Linux, macOS); the engine uses threads
 otherwise, on a first run (kernels being compiled: the warm-up child, see
@@ -58,20 +60,24 @@ def shared_full(shape, fill, dtype) -> np.ndarray:
 
 
 def fork_workers(groups: list, work, tick=None, interval: float = 0.2) -> list:
-    """``[work(i, group) for i, group in enumerate(groups)]``, each call in its own forked process (see the
-    module doc); a group is a list of replicates (the errors name them)."""
+    """``[work(i, group, forked) for i, group in enumerate(groups)]``: every group but the last in a forked
+    worker process (``forked`` True), the last here, meanwhile (see the module doc); a group is a list of
+    replicates (the errors name them).  This process takes a share itself because a fork and the exit of
+    a process that inherited this one's few hundred MB of kernels and heap cost tens of milliseconds (a
+    bench run is a few hundred), and its own heap is already faulted in."""
     from multiprocessing.connection import wait
     workers = []  # (pid, read end)
     try:
-        for i, group in enumerate(groups):
+        for i, group in enumerate(groups[:-1]):
             read, write = os.pipe()
             pid = os.fork()
             if pid == 0:  # the worker: never returns into the caller's code
                 os.close(read)
-                _serve(write, lambda: work(i, group), group)
+                _serve(write, lambda: work(i, group, True), group)
             os.close(write)
             workers.append((pid, os.fdopen(read, "rb")))
         results: list = [None] * len(groups)
+        results[-1] = work(len(groups) - 1, groups[-1], False)
         pending = {f.fileno(): i for i, (_, f) in enumerate(workers)}
         while pending:
             ready = wait(list(pending), timeout=interval)
