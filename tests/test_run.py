@@ -58,6 +58,27 @@ def test_main_job_writes_dataset_summary_and_figures(tmp_path, capsys):
     assert "--overwrite" in capsys.readouterr().err
 
 
+def test_writing_the_dataset_writes_what_to_netcdf_writes_without_importing_distributed(tmp_path):
+    import subprocess
+    import sys
+    # in a fresh process: anything else in this test session may have imported dask.distributed already
+    code = f"""
+import sys
+import numpy as np, xarray as xr
+from simcore.cli.run import write_dataset
+ds = xr.Dataset({{"grade": (("time", "player"), np.arange(6.0, dtype=np.float32).reshape(2, 3), {{"units": "grade points"}})}},
+                coords={{"time": np.array(["2026-01-01", "2026-02-01"], "datetime64[ns]")}}, attrs={{"seed": 4}})
+write_dataset(ds, {str(tmp_path / 'a.nc')!r})
+assert "distributed" not in sys.modules, "write_dataset imported dask.distributed"
+ds.to_netcdf({str(tmp_path / 'b.nc')!r}, engine="h5netcdf")
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)
+    with xr.open_dataset(tmp_path / "a.nc", engine="h5netcdf") as a, \
+            xr.open_dataset(tmp_path / "b.nc", engine="h5netcdf") as b:
+        xr.testing.assert_identical(a.load(), b.load())
+        assert a["grade"].encoding["dtype"] == b["grade"].encoding["dtype"] == np.float32
+
+
 def test_main_job_table_and_bad_arguments(tmp_path, capsys):
     assert main(["run", "--years", "0.1", "--outdir", str(tmp_path), "--no-figures", "--no-progress",
                  "--schemes", "ngs,ngs(gain=2)"]) == 0

@@ -189,10 +189,23 @@ def main(args) -> int:
 
 
 def write_dataset(ds, path) -> None:
-    """Write the Dataset as netCDF (h5netcdf engine)."""
+    """Write the Dataset as netCDF (h5netcdf engine).
+
+    Through xarray's h5netcdf store (``Dataset.dump_to_store``), the file
+    ``to_netcdf(path, engine="h5netcdf")`` writes, without ``to_netcdf``
+    asking dask which scheduler runs: that imports ``dask.distributed`` (and
+    tornado, msgpack, ...) when dask is installed, ~0.8 s of a warm run's
+    overhead, for a Dataset that holds no dask array.  One thread writes, so
+    the store needs no lock of its own.
+    """
+    from xarray.backends import H5NetCDFStore
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    ds.to_netcdf(path, engine="h5netcdf")
+    store = H5NetCDFStore.open(str(path), mode="w", lock=False)
+    try:
+        ds.dump_to_store(store)
+    finally:
+        store.close()
 
 
 SUMMARY_LEGEND = (
