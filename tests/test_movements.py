@@ -422,3 +422,26 @@ def test_seat_rooms_matches_reference(seed, key, n_rooms):
         assert list(zip(out.pair_a[p].tolist(), out.pair_b[p].tolist())) == [tuple(map(int, q)) for q in pairs]
         assert out.pair_bonus[p].tolist() == bonus
         assert out.rank[out.rank_start[o]:out.rank_start[o + 1]].tolist() == rank
+
+
+def test_layout_store_grown_in_batches_packs_as_all_at_once():
+    """The store appends each batch of new layouts to its packed arrays (``_Packed.extended``): the same
+    arrays, dtypes and ids as packing every layout at once, whatever the batches (repeats included)."""
+    from simcore.movements.registry import KIND_HOWELL, KIND_MITCHELL, KIND_MULTIPLE_TEAMS, KIND_SWISS_PAIRS
+    from simcore.movements.seating import _layout_code, _LayoutStore, _Packed
+    rng = np.random.default_rng(3)
+    store, seen = _LayoutStore(), {}
+    for _ in range(6):
+        k = rng.choice([KIND_MITCHELL, KIND_HOWELL, KIND_SWISS_PAIRS, KIND_MULTIPLE_TEAMS], 4)
+        codes = np.unique(_layout_code(k, rng.integers(6, 16, 4), rng.choice([24, 27], 4), rng.integers(1, 3, 4)))
+        for c, i in zip(codes.tolist(), store.ids(codes).tolist()):
+            assert seen.setdefault(c, i) == i  # a layout keeps its id
+    grown = store.snapshot()
+    assert sorted(seen.values()) == list(range(len(grown.seatings)))
+    whole = _Packed.of(grown.seatings)
+    for name in grown.rows._fields:
+        a, b = getattr(grown.rows, name), getattr(whole.rows, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    for name in ("kind", "winners", "n_boards", "names", "swiss_rounds", "bpr"):
+        a, b = getattr(grown, name), getattr(whole, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name

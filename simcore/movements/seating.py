@@ -198,6 +198,20 @@ class _Packed:
         return cls(list(seatings), _layout_rows(seatings), f("kind", np.int8), f("winners", np.int8),
                    f("n_boards", np.int32), f("name", object), f("swiss_rounds", np.int64), f("bpr", np.int64))
 
+    def extended(self, more: list) -> "_Packed":
+        """These layouts followed by ``more``, packing only the new ones (the store grows a few layouts at a
+        time, the first time each field size is met: repacking every layout each time grew as their square)."""
+        new = _Packed.of(more)
+        a, b = self.rows, new.rows
+        cat = np.concatenate
+        rows = LayoutRows(cat([a.start, a.start[-1] + b.start[1:]]), cat([a.round, b.round]), cat([a.table, b.table]),
+                          cat([a.ns, b.ns]), cat([a.ew, b.ew]), cat([a.first_board, b.first_board]),
+                          cat([a.n_boards, b.n_boards]), cat([a.rank_start, a.rank_start[-1] + b.rank_start[1:]]),
+                          cat([a.rank, b.rank]))
+        f = lambda name: cat([getattr(self, name), getattr(new, name)])  # noqa: E731
+        return _Packed(self.seatings + new.seatings, rows, f("kind"), f("winners"), f("n_boards"), f("names"),
+                       f("swiss_rounds"), f("bpr"))
+
 
 class _LayoutStore:
     """Every static and Swiss layout seated so far in this process, packed once (append-only).
@@ -229,16 +243,16 @@ class _LayoutStore:
                 out[i] = got
         if missing:
             with self._lock:
-                seatings, new = list(self._packed.seatings), {}
+                L, more, new = len(self._packed.seatings), [], {}
                 for i in missing:
                     c = int(codes[i])
                     got = ids.get(c, new.get(c))
                     if got is None:
-                        seatings.append(layout_seating(*_layout_key(c)))
-                        got = new[c] = len(seatings) - 1
+                        more.append(layout_seating(*_layout_key(c)))
+                        got = new[c] = L + len(more) - 1
                     out[i] = got
                 if new:  # the packed layouts first, then their ids: an id read is always in the snapshot
-                    self._packed = _Packed.of(seatings)
+                    self._packed = self._packed.extended(more)
                     ids.update(new)
         return out
 
