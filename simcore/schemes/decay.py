@@ -12,9 +12,11 @@ after it covers ages [b, b + x].  Shapes (``SHAPES``):
   a fixed share (PPI-style), no window.
 
 Storage: per entity (player or partnership) a circular ring of its sessions
-in date-of-play order — each entity's ring a power-of-two slice of one shared
-pool (``IOFF``, ``ICAP``), sized to that entity's history (``grow_rings``),
-so a national population's rings take what its players actually keep —  with, per session, its board-clock position E (boards
+in date-of-play order — each entity's ring a slice of one shared pool
+(``IOFF``, ``ICAP``) that moves to the pool's tail, larger, when the kernel
+is about to fill it (``grow_ring``; the slices left behind are reclaimed
+rarely, ``reclaim``), so a national population's rings take what its
+players actually keep —  with, per session, its board-clock position E (boards
 of the entity up to the end of the session), span x, weight factor φ and
 session grade g, and running cumulative sums of φx, φx(E − x/2), φgx and
 φgx(E − x/2); the entity's row repeats its newest session's sums, clock
@@ -63,6 +65,10 @@ N_EF = 16
 # session's day, where the entity's ring starts in the shared pool and its capacity (sessions)
 IHEAD, ICNT, ITOTAL, IEVER, ISESS, ILDAY, IOFF, ICAP = range(8)
 N_EI = 8
+# the pool's bookkeeping (int64 array of 3, updated by the kernels that grow rings): rows handed out
+# (the slices of live rings and the ones they left behind), the live rings' capacities in total, and
+# the capacity a ring of MIN_CAPACITY grows to first (``new_pool``)
+PUSED, PCAPS, PFIRST = range(3)
 
 
 DecayShape = namedtuple("DecayShape", "n_seg knot1 knot2 alpha0 alpha1 beta0 beta1 tau")
@@ -139,7 +145,7 @@ def prefetch_ring_ends(ring_f, ring_i, ent_i, ent):
 @helper(refcount=False, forceinline=True)
 def _phys(ent_i, ent, i):
     """Pool row of the entity's logical session i (0 = oldest; 0 <= i < capacity)."""
-    # each entity's ring is its own slice of the pool, sized to what it holds (grow_rings): any capacity,
+    # each entity's ring is its own slice of the pool, sized to what it holds (grow_ring): any capacity,
     # so the wrap is a compare, not a power-of-two mask
     r = ent_i[ent, IHEAD] + i
     if r >= ent_i[ent, ICAP]:
@@ -536,33 +542,40 @@ def aligned_zeros(shape, dtype=np.float64, align: int = 128) -> np.ndarray:
     return buf[skip:skip + nbytes].view(dtype).reshape(shape)
 
 
-def new_pool(n_ent: int):
-    """(ring_f, ring_i, ent_f, ent_i, used) for ``n_ent`` entities with empty rings of MIN_CAPACITY.
+def new_pool(n_ent: int, first: int = MIN_CAPACITY):
+    """(ring_f, ring_i, ent_f, ent_i, pool) for ``n_ent`` entities with empty rings of MIN_CAPACITY
+    (``pool``: PUSED, PCAPS, PFIRST).  ``first``: the capacity a full ring of MIN_CAPACITY grows to
+    (sessions; a regular player's window, so that most rings move once, and players who keep
+    fewer than MIN_CAPACITY sessions take no more).
 
     The pool is allocated with room for RESERVE_PER_ENTITY sessions an
-    entity: ``np.zeros`` of that size is lazily zeroed by the OS, so rows
+    entity (or MIN_CAPACITY + ``first``): ``np.zeros`` of that size is lazily zeroed by the OS, so rows
     cost memory only once a ring reaches them, and growing rings rarely
     need the pool itself reallocated and copied.
     """
-    ring_f = aligned_zeros((n_ent * RESERVE_PER_ENTITY, N_RF))
-    ring_i = aligned_zeros((n_ent * RESERVE_PER_ENTITY, N_RI), RING_INT)
+    rows = n_ent * max(RESERVE_PER_ENTITY, MIN_CAPACITY + first)
+    ring_f = aligned_zeros((rows, N_RF))
+    ring_i = aligned_zeros((rows, N_RI), RING_INT)
     ent_f = aligned_zeros((n_ent, N_EF))
     ent_f[:, EINIT] = np.nan
     ent_i = aligned_zeros((n_ent, N_EI), np.int64)
     ent_i[:, IOFF] = np.arange(n_ent) * MIN_CAPACITY
     ent_i[:, ICAP] = MIN_CAPACITY
-    return ring_f, ring_i, ent_f, ent_i, n_ent * MIN_CAPACITY
+    return ring_f, ring_i, ent_f, ent_i, np.array([n_ent * MIN_CAPACITY, n_ent * MIN_CAPACITY, first], np.int64)
 
 
-def add_entities(ring_f, ring_i, ent_f, ent_i, used: int, n_new: int):
-    """Append ``n_new`` entities with empty rings; returns the grown arrays and pool use."""
+def add_entities(ring_f, ring_i, ent_f, ent_i, pool, n_new: int):
+    """Append ``n_new`` entities with empty rings; returns the grown arrays (``pool`` updated)."""
+    used = int(pool[PUSED])
     ef = np.zeros((n_new, N_EF))
     ef[:, EINIT] = np.nan
     ei = np.zeros((n_new, N_EI), np.int64)
     ei[:, IOFF] = used + np.arange(n_new) * MIN_CAPACITY
     ei[:, ICAP] = MIN_CAPACITY
     ring_f, ring_i = _reserve(ring_f, ring_i, used + n_new * MIN_CAPACITY, used)
-    return ring_f, ring_i, _stacked(ent_f, ef), _stacked(ent_i, ei), used + n_new * MIN_CAPACITY
+    pool[PUSED] += n_new * MIN_CAPACITY
+    pool[PCAPS] += n_new * MIN_CAPACITY
+    return ring_f, ring_i, _stacked(ent_f, ef), _stacked(ent_i, ei)
 
 
 def _stacked(a, b):
@@ -589,54 +602,59 @@ def _reserve(ring_f, ring_i, rows: int, used: int | None = None):
     return rf, ri
 
 
-def grow_rings(ring_f, ring_i, ent_i, used: int, ents, need):
-    """Give each entity ``ents[k]`` a ring of at least ``need[k]`` sessions.
-
-    The ring moves to the end of the pool, its sessions copied oldest first
-    (head 0), with GROWTH more room than it had (at least ``need``; rounded
-    up to ROUND rows), so a ring ends within a few rows of the most its
-    player keeps (a regular's window, ~90 sessions at national scale)
-    instead of the next power of two.  The slices left behind are reclaimed
-    (``compact_pool``, in place) as soon as they make up more than
-    MAX_SLACK of the rings, so the rows in use (what the pool costs: the
-    rest of the array is never touched) stay within 1 + MAX_SLACK of the
-    capacities.  Returns (ring_f, ring_i, used); ``ent_i`` is updated in place.
-    """
-    ents = np.asarray(ents, np.int64)
-    need = np.asarray(need, np.int64)
-    grow = need > ent_i[ents, ICAP]
-    ents, need = ents[grow], need[grow]
-    if not len(ents):
-        return ring_f, ring_i, used
-    cap = ent_i[ents, ICAP]
-    new_cap = np.maximum(need, cap + (cap * GROWTH_NUM) // GROWTH_DEN)
-    new_cap = np.maximum(MIN_CAPACITY, -(-new_cap // ROUND) * ROUND)
-    new_off = (used + np.concatenate([[0], np.cumsum(new_cap)[:-1]])).astype(np.int64)
-    ring_f, ring_i = _reserve(ring_f, ring_i, used + int(new_cap.sum()), used)
-    used = used + int(new_cap.sum())
-    move_rings(ring_f, ring_i, ent_i, ents, new_off, new_cap)
-    # after the move, so the slices just left behind are reclaimed too
-    if used > (1.0 + MAX_SLACK) * int(ent_i[:, ICAP].sum()):
-        used = compact_pool(ring_f, ring_i, ent_i, np.argsort(ent_i[:, IOFF], kind="stable"))
-    return ring_f, ring_i, used
+def reclaim(ring_f, ring_i, ent_i, pool) -> None:
+    """Slide the rings down over the slices left behind once those exceed MAX_SLACK of the rings'
+    capacity (``compact_pool``, in place; ``pool`` updated)."""
+    if pool[PUSED] > (1.0 + MAX_SLACK) * pool[PCAPS]:
+        pool[PUSED] = compact_pool(ring_f, ring_i, ent_i, np.argsort(ent_i[:, IOFF], kind="stable"))
 
 
-@kernel(refcount=False)
-def move_rings(ring_f, ring_i, ent_i, ents, new_off, new_cap):
-    """Copy each entity ``ents[k]``'s sessions, oldest first, to rows new_off[k]..; it now owns
-    new_cap[k] rows there, head 0.  The new slices must not overlap any live ring."""
-    for k in range(ents.shape[0]):
-        e = ents[k]
-        for i in range(ent_i[e, ICNT]):
-            src = _phys(ent_i, e, i)
-            dst = new_off[k] + i
-            for c in range(ring_f.shape[1]):
-                ring_f[dst, c] = ring_f[src, c]
-            for c in range(ring_i.shape[1]):
-                ring_i[dst, c] = ring_i[src, c]
-        ent_i[e, IOFF] = new_off[k]
-        ent_i[e, ICAP] = new_cap[k]
-        ent_i[e, IHEAD] = 0
+def enlarge(ring_f, ring_i, ent_i, pool):
+    """The pool after ``grow_ring`` found its tail too short: compacted if that frees MAX_SLACK, else
+    reallocated (doubled: ``_reserve``); either way with a tail that holds any ring's next capacity
+    (``_next_capacity``: at most PFIRST or a quarter more than the largest ring, plus ROUND)."""
+    reclaim(ring_f, ring_i, ent_i, pool)
+    most = max(int(ent_i[:, ICAP].max()) if len(ent_i) else 0, int(pool[PFIRST]))
+    rows = int(pool[PUSED]) + 2 * (most + ROUND) + MIN_CAPACITY
+    return _reserve(ring_f, ring_i, rows, int(pool[PUSED]))
+
+
+@helper(refcount=False, forceinline=True)
+def _next_capacity(cap, cnt, first):
+    """A full ring's next capacity: ``first`` for a ring smaller than that, else GROWTH more room; at
+    least two free slots, rounded up to ROUND."""
+    new_cap = first if cap < first else cap + (cap * GROWTH_NUM) // GROWTH_DEN
+    if new_cap < cnt + 2:
+        new_cap = cnt + 2
+    new_cap = -(-new_cap // ROUND) * ROUND
+    return max(new_cap, MIN_CAPACITY)
+
+
+@kernel(refcount=False, helper=True)
+def grow_ring(ring_f, ring_i, ent_i, pool, ent):
+    """Give entity ``ent``'s ring more room (``_next_capacity``): its sessions, oldest first (head 0), copied to the
+    pool's unused tail (rows pool[PUSED]..), the slice it leaves behind reclaimed later (``reclaim``).
+    Called by a kernel on the ring it is about to fill, so only rings that overflow move, and while
+    their rows are in cache.  Returns False, changing nothing, when the tail is too short (the caller
+    enlarges the pool and calls again)."""
+    cap = ent_i[ent, ICAP]
+    cnt = ent_i[ent, ICNT]
+    new_cap = _next_capacity(cap, cnt, pool[PFIRST])
+    off = pool[PUSED]
+    if off + new_cap > ring_f.shape[0]:
+        return False
+    for i in range(cnt):
+        src = _phys(ent_i, ent, i)
+        for c in range(ring_f.shape[1]):
+            ring_f[off + i, c] = ring_f[src, c]
+        for c in range(ring_i.shape[1]):
+            ring_i[off + i, c] = ring_i[src, c]
+    ent_i[ent, IOFF] = off
+    ent_i[ent, ICAP] = new_cap
+    ent_i[ent, IHEAD] = 0
+    pool[PUSED] = off + new_cap
+    pool[PCAPS] += new_cap - cap
+    return True
 
 
 @kernel(refcount=False)

@@ -75,8 +75,8 @@ import numpy as np
 from simcore._jit import helper, kernel
 from simcore.results import EVENT_BLACK, EVENT_GREEN, KIND_ONLINE, SCORING_AGGREGATE
 from simcore.schemes import PlayerTable, SchemeBase
-from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ILDAY, INT32_MAX, ISESS, ITOTAL, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities, append_newest,
-                    add_session, prefetch, prefetch_entity, prefetch_ring_ends, current_grade, current_grade_one_segment, grow_rings, kernel_shape, new_pool, pop_oldest, remove_at,
+from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ILDAY, INT32_MAX, ISESS, ITOTAL, PUSED, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities, append_newest,
+                    add_session, enlarge, grow_ring, prefetch, prefetch_entity, prefetch_ring_ends, current_grade, current_grade_one_segment, kernel_shape, new_pool, pop_oldest, reclaim, remove_at,
                     ring_boards)
 from simcore.schemes.field import standard_score, strength_of_opponents
 
@@ -90,6 +90,10 @@ PAIR_INT = np.int32
 PAIR_LOW_COUNT, PAIR_HIGH_COUNT, PAIR_LOW = 0, 1, 2
 N_PAIR = 4
 HANDICAP_IMPS_PER_BOARD = 0.3086  # FR 7: IMPs per board per grade point of a team's mean grade
+# a player's ring of sessions starts at decay.MIN_CAPACITY and, once full, grows to the window's sessions at
+# this many boards a session (clubs play 18-27; 2000 boards -> 96 sessions, the most 99 % of national
+# players hold): one move for a regular, none for an occasional player (memory and speed only, no result)
+RING_BOARDS_PER_SESSION = 21.0
 
 
 def _p(default, help, **meta):  # noqa: A002
@@ -145,7 +149,7 @@ class NGSState:
     """Struct of arrays.  Entities: players 0..P−1, then tracked partnerships P + pid.
 
     ring_f (rows, 8) / ring_i (rows, 4): the pool of every entity's ring of
-    sessions (see decay.py), ``pool_used`` rows of it handed out;
+    sessions (see decay.py), ``pool[PUSED]`` rows of it handed out;
     ent_f (N, 16) / ent_i (N, 8): clock, bases, initial grade, the newest
     session's sums / ring head, count, boards ever, reached 300, sessions,
     the newest session's day, ring offset and capacity.  pairs (K, 4): sessions in
@@ -164,9 +168,9 @@ class NGSState:
     member: np.ndarray
     at_start: np.ndarray
     explicit: np.ndarray
+    pool: np.ndarray
     n_players: int
     n_tracked: int
-    pool_used: int = 0
     seq_base: int = 0
     changes: int = 0
     last_grades: tuple | None = None
@@ -188,7 +192,7 @@ class NGSState:
 
 Sessions = namedtuple("Sessions", "order day kind scoring winners event replaces pair_start")
 Pairs = namedtuple("Pairs", "players group boards score partnership match_start match_opp")
-Rings = namedtuple("Rings", "ring_f ring_i ent_f ent_i pairs member at_start explicit")
+Rings = namedtuple("Rings", "ring_f ring_i ent_f ent_i pool pairs member at_start explicit")
 Consts = namedtuple("Consts", "gain window limit_days pad_boards initial_grade green_initial_grade start_grade "
                               "returner_grade rpcf rpcf_share known_share butler_factor cross_imp_factor "
                               "aggregate_factor boards_mode weight_club weight_black weight_green")
@@ -252,15 +256,21 @@ def _event_weight(c, event):
 
 
 @kernel(refcount=False, helper=True)
-def _has_room(ss, pp, rg, s, n_players, n_tracked):
-    """Room for one more session in every history session ``s`` touches."""
+def _make_room(ss, pp, rg, s, n_players, n_tracked):
+    """Room for one more session in every history session ``s`` touches: a full ring grows
+    (``decay.grow_ring``).  False when the pool itself is full (the caller enlarges it)."""
     for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
-        for j in range(2):
-            if rg.ent_i[pp.players[e, j], ICNT] >= rg.ent_i[pp.players[e, j], ICAP] - 1:
-                return False
         pid = pp.partnership[e]
-        if pid < n_tracked and rg.ent_i[n_players + pid, ICNT] >= rg.ent_i[n_players + pid, ICAP] - 1:
-            return False
+        for j in range(3):
+            if j < 2:
+                ent = pp.players[e, j]
+            elif pid < n_tracked:
+                ent = n_players + pid
+            else:
+                break
+            if rg.ent_i[ent, ICNT] >= rg.ent_i[ent, ICAP] - 1:
+                if not grow_ring(rg.ring_f, rg.ring_i, rg.ent_i, rg.pool, ent):
+                    return False
     return True
 
 
@@ -456,8 +466,9 @@ def _prefetch_session(ss, pp, rg, s, n_players, n_tracked, stage):
 def _apply_kernel(ss, pp, rg, n_players, n_tracked, seq_base, c, sh, tmp, want_after, first_index):
     """Grade sessions ss.order[first_index:], returning the index reached.
 
-    Returns len(order) when done, or the index of a session that needs a
-    ring with more room (the caller grows the state and calls again).
+    Returns len(order) when done, or the index of a session whose rings
+    need more room than the pool has left (the caller enlarges the pool and
+    calls again).
     """
     n_order = ss.order.shape[0]
     for k in range(first_index, n_order):
@@ -470,7 +481,7 @@ def _apply_kernel(ss, pp, rg, n_players, n_tracked, seq_base, c, sh, tmp, want_a
         s = ss.order[k]
         if ss.kind[s] == KIND_ONLINE:
             continue
-        if not _has_room(ss, pp, rg, s, n_players, n_tracked):
+        if not _make_room(ss, pp, rg, s, n_players, n_tracked):
             return k
         if ss.replaces[s] >= 0:
             _remove_session(ss, pp, rg, ss.replaces[s], n_players, n_tracked, seq_base, sh.tau)
@@ -558,14 +569,15 @@ class NGSScheme(SchemeBase):
 
     @staticmethod
     def _rings(state: NGSState) -> Rings:
-        return Rings(state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pairs,
+        return Rings(state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pool, state.pairs,
                      state.member, state.at_start, state.explicit)
 
     def new_state(self, players: PlayerTable, n_partnerships: int = 0) -> NGSState:
         P = players.n_players
         tracked = int(n_partnerships) if self.params.partnership_grades else 0
-        *arrays, used = new_pool(P + tracked)
-        return NGSState(*arrays, pool_used=used, pairs=_new_pairs(max(n_partnerships, 1)),
+        first = -(-int(np.ceil(self.params.window / RING_BOARDS_PER_SESSION)) // 8) * 8
+        *arrays, pool = new_pool(P + tracked, first)
+        return NGSState(*arrays, pool=pool, pairs=_new_pairs(max(n_partnerships, 1)),
                         member=np.asarray(players.member, bool).copy(),
                         at_start=np.asarray(players.at_start, bool).copy(),
                         explicit=np.asarray(players.initial_grade, np.float64).copy(), n_players=P,
@@ -579,34 +591,10 @@ class NGSScheme(SchemeBase):
             state.pairs = np.concatenate([state.pairs, _new_pairs(new_k - K)])
         if self.params.partnership_grades and n_partnerships > state.n_tracked:
             extra = max(n_partnerships, 2 * state.n_tracked) - state.n_tracked
-            state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pool_used = add_entities(
-                state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pool_used, extra)
+            state.ring_f, state.ring_i, state.ent_f, state.ent_i = add_entities(
+                state.ring_f, state.ring_i, state.ent_f, state.ent_i, state.pool, extra)
             state.n_tracked += extra
         return state
-
-    def _make_room(self, state: NGSState, sc, first: int) -> None:
-        """Grow the rings of sessions order[first:]'s entities for what they may add.
-
-        Each ring gets room for its current sessions plus its appearances
-        (capped at 64 a call: sessions also leave the window, and a kernel
-        call that still fills a ring stops there and comes back here).
-        """
-        if first >= sc.n_sessions:
-            return
-        rest = np.zeros(sc.n_sessions, bool)
-        rest[sc.order[first:]] = True
-        rest &= np.asarray(sc.kind) != KIND_ONLINE  # not graded
-        entries = np.flatnonzero(np.repeat(rest, np.diff(sc.pair_start)))
-        ents = [sc.pair_players[entries].ravel()]
-        if state.n_tracked:
-            pid = sc.pair_partnership[entries]
-            ents.append(state.n_players + pid[pid < state.n_tracked])
-        ents = np.concatenate(ents).astype(np.int64)
-        appearances = np.bincount(ents, minlength=len(state.ent_i))
-        uniq = np.flatnonzero(appearances)
-        need = state.ent_i[uniq, ICNT] + np.minimum(appearances[uniq], 64) + 2
-        state.ring_f, state.ring_i, state.pool_used = grow_rings(state.ring_f, state.ring_i, state.ent_i,
-                                                                 state.pool_used, uniq, need)
 
     def apply(self, state: NGSState, scored, out_after: np.ndarray | None, out_before: np.ndarray | None = None) -> None:
         """Grade ``scored`` (see the Scheme protocol).  ``out_after=None``: the caller does not need the
@@ -634,13 +622,18 @@ class NGSScheme(SchemeBase):
                    sc.match_start, sc.match_opp)
         consts, shape = self._consts(), self._shape
         out_after[:] = np.nan
-        k = 0
-        while True:
-            self._make_room(state, sc, k)  # may move the pool: the rings are bundled after it
+        k, stuck = 0, -1
+        while True:  # full rings grow in the kernel, into the pool's tail: back here when that runs out
+            used = int(state.pool[PUSED])
             k = _apply_kernel(ss, pp, self._rings(state), state.n_players, state.n_tracked, state.seq_base, consts,
                               shape, tmp, want_after, k)
             if k >= sc.n_sessions:
                 break
+            if k == stuck and state.pool[PUSED] == used:  # enlarge leaves room for any one ring's growth
+                raise RuntimeError(f"ngs: the pool has no room for session {int(sc.order[k])}'s rings")
+            stuck = k
+            state.ring_f, state.ring_i = enlarge(state.ring_f, state.ring_i, state.ent_i, state.pool)
+        reclaim(state.ring_f, state.ring_i, state.ent_i, state.pool)
         state.seq_base += sc.n_sessions
 
     def grades(self, state: NGSState, day: int) -> np.ndarray:

@@ -237,19 +237,23 @@ def compact_pool(rings, slices):
     return packed, where
 
 
-def move_rings(rows, rings, moves):
-    """Each moved ring's sessions, oldest first, copied to its new place.
+def grow_ring(rows, rings, used, e, first):
+    """A full ring's growth: to ``first`` sessions if smaller, else a quarter more room (at least two free
+    slots), rounded up to 8 sessions, at least 16; its sessions, oldest first, copied to rows used.. at
+    the pool's end.
 
-    rows: list of pool rows; rings: {entity: (offset, capacity, head, count)};
-    moves: {entity: (new offset, new capacity)}.  Returns (rows, rings) after.
+    rows: list of pool rows (its length is the pool's); rings: {entity: (offset, capacity, head, count)};
+    used: rows handed out.  Returns (rows, rings, used) after, or None when the pool is too short.
     """
+    off, cap, head, cnt = rings[e]
+    new_cap = max(first if cap < first else cap + cap // 4, cnt + 2)
+    new_cap = max(-(-new_cap // 8) * 8, 16)
+    if used + new_cap > len(rows):
+        return None
     rows, rings = list(rows), dict(rings)
-    for e, (off2, cap2) in moves.items():
-        off, cap, head, cnt = rings[e]
-        sessions = [rows[off + (head + i) % cap] for i in range(cnt)]
-        rows[off2:off2 + cnt] = sessions
-        rings[e] = (off2, cap2, 0, cnt)
-    return rows, rings
+    rows[used:used + cnt] = [rows[off + (head + i) % cap] for i in range(cnt)]
+    rings[e] = (used, new_cap, 0, cnt)
+    return rows, rings, used + new_cap
 
 
 def prefetch(*arrays_and_rows):
