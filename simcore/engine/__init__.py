@@ -323,7 +323,8 @@ class Engine:
             out = None  # nobody reads the post-session grades: the scheme may skip them
         else:
             out = np.full((chunk.scored.n_entries, 2), np.nan)
-        v.scheme.apply(state, v.scheme.for_grading(chunk.scored), out)  # a corrected session counted once
+        # a corrected session counted once; the chunk is simcore's own scoring, checked where it is made
+        v.scheme.apply_trusted(state, v.scheme.for_grading(chunk.scored), out)
         return (("sessions", out) if tracing else None), stats
 
     def _grade_chunk(self, rep: _Replicate, v: Variant, chunk: Chunk, day: int):

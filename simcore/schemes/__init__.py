@@ -128,6 +128,10 @@ class Scheme(Protocol):
         and write ``out_columns`` per record.
         """
 
+    def apply_trusted(self, state: Any, scored, out_after: np.ndarray | None) -> None:
+        """``apply`` for results simcore's own scoring just made (the engine's chunks): a scheme may
+        skip the checks ``apply`` runs on what a caller hands it (``SchemeBase``: ``apply``)."""
+
     def grades(self, state: Any, day: int) -> np.ndarray:
         """Current grades (grade points) of all P players on ``day``, NaN if none."""
 
@@ -171,6 +175,9 @@ class SchemeBase:
 
     def revise(self, state, days) -> np.ndarray | None:
         return None
+
+    def apply_trusted(self, state, scored, out_after) -> None:
+        self.apply(state, scored, out_after)
 
     def for_grading(self, scored):
         """``scored`` with ``order`` left without the sessions ``corrections`` says to ignore:

@@ -802,8 +802,16 @@ class EloPairsScheme(SchemeBase):
         published rating plus this month's adjustments so far), or NaN if
         the pair was not rated in that session; ``out_after=None`` skips them.
         """
-        _validate_out(scored, out_after)
-        _validate_sessions(state, scored)
+        self._apply(state, scored, out_after, True)
+
+    def apply_trusted(self, state: EloPairsState, scored, out_after: np.ndarray | None) -> None:
+        """``apply`` without the checks of ``scored`` (the engine's own chunks: well-formed by construction)."""
+        self._apply(state, scored, out_after, False)
+
+    def _apply(self, state: EloPairsState, scored, out_after, check: bool) -> None:
+        if check:
+            _validate_out(scored, out_after)
+            _validate_sessions(state, scored)
         p = self.params
         n_e = scored.n_entries
         i32, i64, f64 = np.int32, np.int64, np.float64
@@ -815,7 +823,8 @@ class EloPairsScheme(SchemeBase):
         # the entries and match rows in one pass; only if that finds a fault (or the ids came in other dtypes,
         # which the casts above could wrap) do the numpy checks run, to name it
         as_given = all(np.asarray(getattr(scored, name)).dtype == dtype for name, dtype in _ID_COLUMNS)
-        if not (as_given and _entries_ok(ss, pp, mm, state.players, state.n_players, np.empty(state.capacity, i64))):
+        if check and not (as_given and _entries_ok(ss, pp, mm, state.players, state.n_players,
+                                                   np.empty(state.capacity, i64))):
             if n_e:
                 _validate_pairs(state, scored)
             _validate_rows(scored)

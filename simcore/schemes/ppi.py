@@ -387,6 +387,13 @@ class PPIScheme(SchemeBase):
         ``out_after=None`` skips them.
         """
         _validate(state, scored, out_after)
+        self._apply(state, scored, out_after)
+
+    def apply_trusted(self, state: PPIState, scored, out_after: np.ndarray | None) -> None:
+        """``apply`` without the checks of ``scored`` (the engine's own chunks: well-formed by construction)."""
+        self._apply(state, scored, out_after)
+
+    def _apply(self, state: PPIState, scored, out_after: np.ndarray | None) -> None:
         if out_after is None:
             out_after = _NO_OUT
         else:
