@@ -35,6 +35,7 @@ from __future__ import annotations
 import mmap
 import os
 import pickle
+import threading
 import traceback
 
 import numpy as np
@@ -87,10 +88,12 @@ def fork_workers(groups: list, work, tick=None, interval: float = 0.2) -> list:
                 i = pending.pop(fd)
                 pid, f = workers[i]
                 data = f.read()  # the worker writes once, then exits
-                status = os.waitpid(pid, 0)[1]
                 workers[i] = (None, f)
-                if not data:
-                    code = os.waitstatus_to_exitcode(status)
+                if data:
+                    # its exit (unmapping its copy of this process: ~10 ms) need not delay the run
+                    threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True).start()
+                else:
+                    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
                     raise RuntimeError(f"the worker process running replicates {groups[i]} died "
                                        f"(exit code {code}) before sending its results")
                 ok, value = pickle.loads(data)
