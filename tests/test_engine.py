@@ -111,6 +111,18 @@ def test_replicates_in_worker_processes_equal_threads():
     np.testing.assert_array_equal(forked.trace_table("ppi")["grade"], threads.trace_table("ppi")["grade"])
 
 
+def test_the_progress_bar_follows_the_slowest_worker_process(monkeypatch):
+    _warm_run()
+    shown = []
+    advance = engine._Progress.advance
+    monkeypatch.setattr(engine._Progress, "advance", lambda self, weeks, rate: (shown.append(weeks),
+                                                                                advance(self, weeks, rate)))
+    eng = engine.Engine("default", "ppi", replicates=2, years=1.5, seed=2, threads=2, progress=True)
+    eng.run()
+    assert eng.workers == 2
+    assert shown and min(shown) > 0 and sum(shown) == 78  # every week once: 1.5 years of 52 weeks
+
+
 def test_a_failing_worker_process_fails_the_run(monkeypatch):
     import os
     _warm_run()

@@ -422,15 +422,14 @@ class Engine:
             self._progress.start(world0.n_weeks)
         started = time.perf_counter()
 
-        done = [0.0]
+        bar, done = self._progress, [0.0]
 
         def tick():
+            # the bar (this process's _Progress): as far as the slowest share has got
             weeks = shown[:, 0].min()
             if weeks > done[0]:
-                self._progress.advance(int(weeks - done[0]), float(shown[:, 1].sum()))
+                bar.advance(int(weeks - done[0]), float(shown[:, 1].sum()))
                 done[0] = weeks
-
-        bar = self._progress
 
         def work(i, group, forked):
             # each share's progress goes to its row of shared memory; the parent draws the bar from them
@@ -438,10 +437,12 @@ class Engine:
             if bar is not None:
                 self._progress = _WorkerProgress(shown[i], None if forked else tick)
             self._compile_watch.on_change = None if forked else self._compile_watch.on_change
-            with TaskPool(threads) as pool:
-                reps = self._build_replicates(pool, keys, group, world0)
-                self._run_chunks(pool, reps, out)
-            self._progress = bar
+            try:
+                with TaskPool(threads) as pool:
+                    reps = self._build_replicates(pool, keys, group, world0)
+                    self._run_chunks(pool, reps, out)
+            finally:
+                self._progress = bar
             return {"players": {r: player_labels(rep.world) for r, rep in reps.items()}, "fr18": out["fr18"],
                     "timing": dict(self.timing), "player_boards": self.player_boards,
                     "trace_rows": list(self.trace_rows), "graded": dict(self.graded),
