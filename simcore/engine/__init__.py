@@ -355,6 +355,7 @@ class Engine:
         from simcore._jit import watch_compiles
         from simcore.engine import memory, warmup
         self._progress = _Progress(self.scenario.name) if self.progress else None
+        self._worker_compile_seconds = 0.0  # the slowest worker's compiling, this run
         # on a first run, the schemes' kernels compile in a child process meanwhile (engine.warmup)
         self._warmup = warmup.start([v.label for v in self.variants])
         # Python's cyclic collector off for the run: the run makes many short-lived containers and
@@ -436,36 +437,37 @@ class Engine:
             # (while it waits for the workers, and as its own share advances)
             if bar is not None:
                 self._progress = _WorkerProgress(shown[i], None if forked else tick)
-            self._compile_watch.on_change = None if forked else self._compile_watch.on_change
+            if forked:  # a worker reports only its own share's timings and traces
+                self._compile_watch.on_change = None
+                self.timing, self.trace_rows, self.graded = dict.fromkeys(self.timing, 0.0), [], {}
+                compiled_before = self._compile_watch.seconds
             try:
                 with TaskPool(threads) as pool:
                     reps = self._build_replicates(pool, keys, group, world0)
                     self._run_chunks(pool, reps, out)
             finally:
                 self._progress = bar
-            return {"players": {r: player_labels(rep.world) for r, rep in reps.items()}, "fr18": out["fr18"],
-                    "timing": dict(self.timing), "player_boards": self.player_boards,
-                    "trace_rows": list(self.trace_rows), "graded": dict(self.graded),
-                    "compile_seconds": self._compile_watch.seconds if forked else 0.0}
+            share = {"players": {r: player_labels(rep.world) for r, rep in reps.items()}, "fr18": out["fr18"]}
+            if forked:  # this process's own share wrote the rest into self already
+                share.update(timing=self.timing, player_boards=self.player_boards, trace_rows=self.trace_rows,
+                             graded=self.graded, compile_seconds=self._compile_watch.seconds - compiled_before)
+            return share
 
         results = processes.fork_workers(groups, work, tick if bar is not None else None)
-        fr18 = {}
         self.elapsed = time.perf_counter() - started
-        players = {}
-        # the parent's own share wrote into these too: start again from what every share returned
-        self.player_boards, self.trace_rows, self.graded = 0, [], {}
-        self.timing = dict.fromkeys(self.timing, 0.0)
+        players, fr18 = {}, {}
         for i, res in enumerate(results):
             players.update(res["players"])
             for key, arr in res["fr18"].items():
                 merged = fr18.setdefault(key, np.full(arr.shape, np.nan))
                 merged[groups[i]] = arr[groups[i]]
-            for key, seconds in res["timing"].items():
-                self.timing[key] += seconds
-            self.player_boards += res["player_boards"]
-            self.trace_rows += res["trace_rows"]
-            self.graded.update(res["graded"])
-            self._worker_compile_seconds = max(self._worker_compile_seconds, res["compile_seconds"])
+            if "timing" in res:  # a forked worker's share
+                for key, seconds in res["timing"].items():
+                    self.timing[key] += seconds
+                self.player_boards += res["player_boards"]
+                self.trace_rows += res["trace_rows"]
+                self.graded.update(res["graded"])
+                self._worker_compile_seconds = max(self._worker_compile_seconds, res["compile_seconds"])
         out["fr18"] = fr18
         return self._dataset(out, [players[r] for r in range(self.replicates)])
 
