@@ -96,29 +96,61 @@ def _warm_run():
     engine.run("default", SCHEMES, years=2 / 52, seed=1, threads=2)
 
 
-def test_replicates_in_worker_processes_equal_threads():
-    _warm_run()
-    args = dict(scenario="default", schemes=SCHEMES, replicates=3, years=0.3, seed=9, threads=2,
-                session_stats=True, trace=True)
-    forked = engine.Engine(**args)
-    ds = forked.run()
-    assert forked.workers == 2  # replicates 0 and 2 in a forked worker, 1 in this process
-    threads = engine.Engine(**args, processes=False)
-    xr.testing.assert_identical(ds, threads.run())
-    assert threads.workers == 1
+def _same_as_threads(forked, ds, threads, ds_threads):
+    xr.testing.assert_identical(ds, ds_threads)
+    assert threads.workers == 1 and forked.workers == 2
     assert any(name.startswith("fr18_") for name in ds.data_vars)  # worker-side sums came back
     assert forked.graded == threads.graded and forked.player_boards == threads.player_boards
+    assert forked.timing.keys() == threads.timing.keys() and all(v > 0 for v in forked.timing.values())
     np.testing.assert_array_equal(forked.trace_table("ppi")["grade"], threads.trace_table("ppi")["grade"])
 
 
-def test_the_progress_bar_follows_the_slowest_worker_process(monkeypatch):
+WORKER_ARGS = dict(scenario="default", schemes=SCHEMES, replicates=3, years=0.3, seed=9, threads=2,
+                   session_stats=True, trace=True)
+
+
+@pytest.fixture(scope="module")
+def on_threads():
+    eng = engine.Engine(**WORKER_ARGS, processes=False)
+    return eng, eng.run()
+
+
+def test_replicates_in_worker_processes_equal_threads(on_threads):
+    _warm_run()
+    forked = engine.Engine(**WORKER_ARGS)
+    ds = forked.run()  # replicate 1 in a forked worker, 0 and 2 in this process
+    _same_as_threads(forked, ds, *on_threads)
+
+
+def test_kept_worker_processes_equal_threads_run_after_run(on_threads):
+    import os
+    from simcore.engine import processes
+    _warm_run()
+    pids = []
+    with processes.keep_workers():
+        for _ in range(2):  # the worker forked for the first run serves the second
+            kept = engine.Engine(**WORKER_ARGS)
+            ds = kept.run()
+            _same_as_threads(kept, ds, *on_threads)
+            pids += [pid for pid, _ in processes._kept.workers]
+    assert len(pids) == 2 and pids[0] == pids[1]
+    with pytest.raises(ChildProcessError):  # reaped when the block ended
+        os.waitpid(pids[0], os.WNOHANG)
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_the_progress_bar_follows_the_slowest_worker_process(monkeypatch, kept):
+    import contextlib
+    from simcore.engine import processes
     _warm_run()
     shown = []
     advance = engine._Progress.advance
     monkeypatch.setattr(engine._Progress, "advance", lambda self, weeks, rate: (shown.append(weeks),
                                                                                 advance(self, weeks, rate)))
     eng = engine.Engine("default", "ppi", replicates=2, years=1.5, seed=2, threads=2, progress=True)
-    eng.run()
+    with processes.keep_workers() if kept else contextlib.nullcontext():
+        eng.run()
+        assert not kept or len(processes._kept.workers) == 1
     assert eng.workers == 2
     assert shown and min(shown) > 0 and sum(shown) == 78  # every week once: 1.5 years of 52 weeks
 
@@ -135,7 +167,7 @@ def test_a_failing_worker_process_fails_the_run(monkeypatch):
             return score(self, rep, played)
         return score_or_fail
 
-    # replicate 0 runs in a forked worker, replicate 1 in this process (engine.processes)
+    # replicate 1 runs in a forked worker, replicate 0 in this process (engine.processes)
     for failing in (0, 1):
         monkeypatch.setattr(engine.Engine, "_score", boom(failing))
         eng = engine.Engine("default", "ppi", replicates=2, years=0.1, seed=3, threads=2)
@@ -144,13 +176,50 @@ def test_a_failing_worker_process_fails_the_run(monkeypatch):
         assert eng.workers == 2
 
     def crash(self, rep, played):
-        if rep.index == 0:
+        if rep.index == 1:
             os._exit(3)
         return score(self, rep, played)
 
     monkeypatch.setattr(engine.Engine, "_score", crash)
-    with pytest.raises(RuntimeError, match=r"running replicates \[0\] died \(exit code 3\)"):
+    with pytest.raises(RuntimeError, match=r"running replicates \[1\] died \(exit code 3\)"):
         engine.Engine("default", "ppi", replicates=2, years=0.1, seed=3, threads=2).run()
+
+
+def test_a_failing_kept_worker_fails_the_run_and_is_replaced(monkeypatch, tmp_path):
+    import os
+    from simcore.engine import processes
+    _warm_run()
+    score = engine.Engine._score
+    order = tmp_path / "order"  # a kept worker runs the code of when it was forked: a file tells it what to do
+
+    def score_as_told(self, rep, played):
+        what = order.read_text() if order.exists() else ""
+        if rep.index == 1 and what == "raise":
+            raise ValueError("boom in replicate 1")
+        if rep.index == 1 and what == "crash":
+            os._exit(3)
+        return score(self, rep, played)
+
+    monkeypatch.setattr(engine.Engine, "_score", score_as_told)
+    args = dict(scenario="default", schemes="ppi", replicates=2, years=0.1, seed=3, threads=2)
+    want = engine.Engine(**args, processes=False).run()
+    with processes.keep_workers():
+        xr.testing.assert_identical(engine.Engine(**args).run(), want)
+        (first, _), = processes._kept.workers
+        order.write_text("raise")
+        with pytest.raises(ValueError, match="boom in replicate 1"):
+            engine.Engine(**args).run()
+        assert [pid for pid, _ in processes._kept.workers] == [first]  # it sent the error: still serving
+        order.write_text("crash")
+        with pytest.raises(RuntimeError, match=r"running replicates \[1\] died \(exit code 3\)"):
+            engine.Engine(**args).run()
+        assert processes._kept.workers == []  # reaped
+        order.unlink()
+        xr.testing.assert_identical(engine.Engine(**args).run(), want)  # a new worker
+        (second, _), = processes._kept.workers
+        assert second != first
+    with pytest.raises(ChildProcessError):
+        os.waitpid(second, os.WNOHANG)
 
 
 def test_netcdf_round_trip(traced, tmp_path):

@@ -5,7 +5,8 @@ bridge score model, scoring and every scheme's default variants — on
 ``WORKLOAD`` (the ``default`` county, 2 replicates of 2 years) after a
 warm-up run of the same workload on one thread, so compilation and the
 movement caches (Howell searches for the table counts it meets) are excluded (``time_pipelines``: several thread
-counts, their runs interleaved); ``time_python`` times the same code
+counts, their runs interleaved; with several threads the replicates run in worker processes kept from run to
+run, ``engine.processes.keep_workers``, forked and warmed by one more warm-up run); ``time_python`` times the same code
 with ``NUMBA_DISABLE_JIT=1`` on a small slice in a subprocess; ``linearity``
 times runs of 1-4 years, 1-4 replicates and the national scenario.
 """
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from simcore.engine import Engine
+from simcore.engine import Engine, processes
 from simcore.schemes import default_schemes
 
 BENCH_SCHEMES = tuple(default_schemes())
@@ -48,18 +49,25 @@ def time_pipelines(thread_counts, repeats: int = 3, workload: dict | None = None
     workload = workload or WORKLOAD  # looked up at the call: the tests shrink it
     counts = list(dict.fromkeys(thread_counts))
     # compile / load the kernels and fill the movement caches in this process: with several threads the
-    # timed runs deal their replicates to forked workers (``engine.processes``), which inherit them
+    # timed runs deal their replicates to worker processes (``engine.processes``), which inherit them
     Engine(workload["scenario"], BENCH_SCHEMES, workload["replicates"], workload["years"], workload["seed"],
            threads=1).run()
     walls, pb, workers = {t: [] for t in counts}, 0, {}
-    for i in range(repeats):
-        for t in (counts if i % 2 == 0 else counts[::-1]):
-            engine = Engine(workload["scenario"], BENCH_SCHEMES, workload["replicates"], workload["years"],
-                            workload["seed"], threads=t)
-            t0 = time.perf_counter()
-            engine.run()
-            walls[t].append(time.perf_counter() - t0)
-            pb, workers[t] = engine.player_boards, engine.workers
+    # the runs of this process share their worker processes (``processes.keep_workers``), as a sweep's or a
+    # notebook's runs may: forked by a warm-up run at each count, so every timed run finds them warm
+    with processes.keep_workers():
+        for t in counts:
+            if t > 1:
+                Engine(workload["scenario"], BENCH_SCHEMES, workload["replicates"], workload["years"],
+                       workload["seed"], threads=t).run()
+        for i in range(repeats):
+            for t in (counts if i % 2 == 0 else counts[::-1]):
+                engine = Engine(workload["scenario"], BENCH_SCHEMES, workload["replicates"], workload["years"],
+                                workload["seed"], threads=t)
+                t0 = time.perf_counter()
+                engine.run()
+                walls[t].append(time.perf_counter() - t0)
+                pb, workers[t] = engine.player_boards, engine.workers
     out = {}
     for t in counts:
         wall = statistics.median(walls[t])

@@ -411,14 +411,16 @@ class Engine:
         return dict(sorted(reps.items()))
 
     def _run_processes(self, keys, workers: int):
-        """The run with replicates dealt round-robin to ``workers`` forked processes (``engine.processes``),
-        each running its replicates' tasks on ``threads // workers`` threads; the snapshots land in shared
-        memory, the rest (world labels, FR18 sums, timings, traces) comes back when a worker ends."""
+        """The run with replicates dealt round-robin to ``workers`` processes (``engine.processes``): forked
+        ones, and this one, which takes the share with replicate 0 on the world it built to size the
+        outputs; each runs its replicates' tasks on ``threads // workers`` threads (``_share``).  The
+        snapshots land in shared memory, the rest (world labels, FR18 sums, timings, traces) comes back
+        when a worker's share ends."""
         world0 = build_world(self.scenario, keys[0])
         out = self._outputs(world0, processes.shared_full)
         groups = [list(range(i, self.replicates, workers)) for i in range(workers)]
-        threads = max(1, self.threads // workers)
-        shown = processes.shared_full((workers, 2), 0.0, np.float64)  # per worker: weeks shown, M pb/s
+        groups = groups[1:] + groups[:1]  # the last share is this process's
+        shown = processes.shared_full((workers, 2), 0.0, np.float64)  # per share: weeks shown, M pb/s
         if self._progress is not None:
             self._progress.start(world0.n_weeks)
         started = time.perf_counter()
@@ -432,28 +434,8 @@ class Engine:
                 bar.advance(int(weeks - done[0]), float(shown[:, 1].sum()))
                 done[0] = weeks
 
-        def work(i, group, forked):
-            # each share's progress goes to its row of shared memory; the parent draws the bar from them
-            # (while it waits for the workers, and as its own share advances)
-            if bar is not None:
-                self._progress = _WorkerProgress(shown[i], None if forked else tick)
-            if forked:  # a worker reports only its own share's timings and traces
-                self._compile_watch.on_change = None
-                self.timing, self.trace_rows, self.graded = dict.fromkeys(self.timing, 0.0), [], {}
-                compiled_before = self._compile_watch.seconds
-            try:
-                with TaskPool(threads) as pool:
-                    reps = self._build_replicates(pool, keys, group, world0)
-                    self._run_chunks(pool, reps, out)
-            finally:
-                self._progress = bar
-            share = {"players": {r: player_labels(rep.world) for r, rep in reps.items()}, "fr18": out["fr18"]}
-            if forked:  # this process's own share wrote the rest into self already
-                share.update(timing=self.timing, player_boards=self.player_boards, trace_rows=self.trace_rows,
-                             graded=self.graded, compile_seconds=self._compile_watch.seconds - compiled_before)
-            return share
-
-        results = processes.fork_workers(groups, work, tick if bar is not None else None)
+        work = _Share(self, keys, out, shown, tick if bar is not None else None, world0)
+        results = processes.fork_workers(groups, work, work.tick)
         self.elapsed = time.perf_counter() - started
         players, fr18 = {}, {}
         for i, res in enumerate(results):
@@ -470,6 +452,55 @@ class Engine:
                 self._worker_compile_seconds = max(self._worker_compile_seconds, res["compile_seconds"])
         out["fr18"] = fr18
         return self._dataset(out, [players[r] for r in range(self.replicates)])
+
+    def _share(self, i: int, group: list, forked: bool, job: _Share) -> dict:
+        """Replicates ``group`` of a run in worker processes, share ``i`` (``_run_processes``): built and run
+        on ``threads // workers`` threads, their snapshots written to ``job.out``'s shared arrays; returns
+        their world labels and FR18 sums and, in a worker (``forked``), its timings, traces and compiling."""
+        if forked and "_compile_watch" not in vars(self):
+            return self._kept_share(i, group, job)
+        # each share's progress goes to its row of shared memory; the parent draws the bar from them
+        # (while it waits for the workers, and as its own share advances)
+        bar = self._progress
+        if self.progress:
+            self._progress = _WorkerProgress(job.shown[i], None if forked else job.tick)
+        if forked:  # a worker reports only its own share's timings and traces
+            self._compile_watch.on_change = None
+            self.timing, self.trace_rows, self.graded = dict.fromkeys(self.timing, 0.0), [], {}
+            compiled_before = self._compile_watch.seconds
+        try:
+            with TaskPool(max(1, self.threads // len(job.shown))) as pool:
+                reps = self._build_replicates(pool, job.keys, group, job.world0)
+                self._run_chunks(pool, reps, job.out)
+        finally:
+            self._progress = bar
+        share = {"players": {r: player_labels(rep.world) for r, rep in reps.items()}, "fr18": job.out["fr18"]}
+        if forked:  # this process's own share wrote the rest into self already
+            share.update(timing=self.timing, player_boards=self.player_boards, trace_rows=self.trace_rows,
+                         graded=self.graded, compile_seconds=self._compile_watch.seconds - compiled_before)
+        return share
+
+    def _kept_share(self, i: int, group: list, job: _Share) -> dict:
+        """``_share`` in a kept worker (``processes.keep_workers``), on a copy of the engine sent for it:
+        the run's settings that ``run`` makes in the parent (no warm-up child, the collector off,
+        compilations counted)."""
+        import gc
+
+        from simcore._jit import watch_compiles
+        self._warmup, self._progress = None, None
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            with watch_compiles(None) as watch:
+                self._compile_watch = watch
+                return self._share(i, group, True, job)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def __getstate__(self):
+        # a copy for a kept worker: without this run's progress bar, compile watch and warm-up child
+        return {k: v for k, v in vars(self).items() if k not in ("_progress", "_compile_watch", "_warmup")}
 
     def _outputs(self, world0: World, full) -> dict:
         """The run's calendar chunks and its snapshot arrays, from ``full(shape, fill, dtype)`` (``np.full``;
@@ -700,6 +731,21 @@ class Engine:
                              "date": np.concatenate([c.day for c in recs]),
                              "boards": np.concatenate([c.boards for c in recs]),
                              "imps_lost": np.concatenate([c.imps_lost for c in recs])}, self.bundle_dir)
+
+class _Share:
+    """``share(i, group, forked)``: ``Engine._share`` of one run in worker processes.  A kept worker is
+    sent a pickled copy (``processes.keep_workers``): the engine (``Engine.__getstate__``), the keys and
+    the shared outputs, not the progress tick nor world 0 (this process's own share's alone)."""
+
+    def __init__(self, engine: Engine, keys, out: dict, shown: np.ndarray, tick=None, world0: World | None = None):
+        self.engine, self.keys, self.out, self.shown, self.tick, self.world0 = engine, keys, out, shown, tick, world0
+
+    def __call__(self, i: int, group: list, forked: bool) -> dict:
+        return self.engine._share(i, group, forked, self)
+
+    def __getstate__(self):
+        return {**vars(self), "tick": None, "world0": None}
+
 
 def run(scenario="default", schemes=None, replicates=1, years=None, seed=0, snapshot=None,
         threads=None, progress=False, trace=False, bundle=None, model=None, session_stats=False):
