@@ -118,7 +118,7 @@ def on_threads():
 def test_replicates_in_worker_processes_equal_threads(on_threads):
     _warm_run()
     forked = engine.Engine(**WORKER_ARGS)
-    ds = forked.run()  # replicate 1 in a forked worker, 0 and 2 in this process
+    ds = forked.run()  # replicates 0 and 2 in a forked worker (world 0 built here), 1 in this process
     _same_as_threads(forked, ds, *on_threads)
 
 
@@ -128,7 +128,7 @@ def test_kept_worker_processes_equal_threads_run_after_run(on_threads):
     _warm_run()
     pids = []
     with processes.keep_workers():
-        for _ in range(2):  # the worker forked for the first run serves the second
+        for _ in range(2):  # the worker forked for the first run serves the second (replicates 0 and 2)
             kept = engine.Engine(**WORKER_ARGS)
             ds = kept.run()
             _same_as_threads(kept, ds, *on_threads)

@@ -412,14 +412,17 @@ class Engine:
 
     def _run_processes(self, keys, workers: int):
         """The run with replicates dealt round-robin to ``workers`` processes (``engine.processes``): forked
-        ones, and this one, which takes the share with replicate 0 on the world it built to size the
-        outputs; each runs its replicates' tasks on ``threads // workers`` threads (``_share``).  The
+        ones, and this one, which takes a smallest share (replicate 0's on the world it built to size the
+        outputs if the shares are even); each runs its replicates' tasks on ``threads // workers`` threads (``_share``).  The
         snapshots land in shared memory, the rest (world labels, FR18 sums, timings, traces) comes back
         when a worker's share ends."""
+        processes.ready(workers)
         world0 = build_world(self.scenario, keys[0])
         out = self._outputs(world0, processes.shared_full)
         groups = [list(range(i, self.replicates, workers)) for i in range(workers)]
-        groups = groups[1:] + groups[:1]  # the last share is this process's
+        # the last share is this process's: a smallest one (it builds the Dataset after), replicate 0's if
+        # the shares are even (its world is world 0)
+        groups.sort(key=lambda g: (-len(g), 0 in g))
         shown = processes.shared_full((workers, 2), 0.0, np.float64)  # per share: weeks shown, M pb/s
         if self._progress is not None:
             self._progress.start(world0.n_weeks)
@@ -499,8 +502,10 @@ class Engine:
                 gc.enable()
 
     def __getstate__(self):
-        # a copy for a kept worker: without this run's progress bar, compile watch and warm-up child
-        return {k: v for k, v in vars(self).items() if k not in ("_progress", "_compile_watch", "_warmup")}
+        # a copy for a kept worker: without this run's progress bar, compile watch and warm-up child, nor
+        # the traces of earlier runs (a worker reports its share's own)
+        state = {k: v for k, v in vars(self).items() if k not in ("_progress", "_compile_watch", "_warmup")}
+        return {**state, "trace_rows": [], "graded": {}}
 
     def _outputs(self, world0: World, full) -> dict:
         """The run's calendar chunks and its snapshot arrays, from ``full(shape, fill, dtype)`` (``np.full``;

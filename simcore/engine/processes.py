@@ -208,6 +208,14 @@ def keep_workers():
         pool.close()
 
 
+def ready(workers: int) -> None:
+    """Within ``keep_workers()``: fork the kept workers a run of ``workers`` shares needs now, before the
+    run allocates anything (a worker forked later would keep its copy of the run's objects, and its map of
+    the run's shared outputs, all its life).  Elsewhere nothing."""
+    if _kept is not None:
+        _kept.ready(workers - 1)
+
+
 _HEADER = struct.Struct("<QI")  # a message: payload bytes and descriptors (sent with the header), then the payload
 
 
@@ -299,21 +307,27 @@ class _KeptWorkers:
                 for _, other in self.workers:  # the others' sockets are the parent's alone (their end-of-file)
                     other.close()
                 _serve_kept(theirs)
+                os._exit(0)
             finally:
                 os._exit(1)
         theirs.close()
         self.workers.append((pid, ours))
 
-    def run(self, groups: list, work, tick, interval: float) -> list:
-        """``fork_workers`` on the kept workers: ``work`` must pickle (see ``_Pickler``)."""
-        from multiprocessing.connection import wait
-        for k, (pid, sock) in enumerate(self.workers):  # one that died between runs (a Ctrl-C, the OOM killer)
+    def ready(self, n: int) -> None:
+        """``n`` live workers at least: the dead reaped (one that died between runs: a Ctrl-C, the OOM
+        killer), new ones forked."""
+        for k, (pid, sock) in enumerate(self.workers):
             if os.waitpid(pid, os.WNOHANG)[0]:
                 sock.close()
                 self.workers[k] = None
         self.workers = [w for w in self.workers if w is not None]
-        while len(self.workers) < len(groups) - 1:
+        while len(self.workers) < n:
             self._spawn()
+
+    def run(self, groups: list, work, tick, interval: float) -> list:
+        """``fork_workers`` on the kept workers: ``work`` must pickle (see ``_Pickler``)."""
+        from multiprocessing.connection import wait
+        self.ready(len(groups) - 1)
         busy = {}  # socket descriptor -> worker (and group) index
         try:
             for i, group in enumerate(groups[:-1]):
