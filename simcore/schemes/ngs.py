@@ -157,7 +157,9 @@ class NGSState:
     member, at_start, explicit (P): the PlayerTable.  seq_base: sessions
     processed before (sequence numbers for corrections).  changes: bumped by every ``apply`` and ``grow``;
     last_grades: (changes, day, grades) of the last ``grades`` call, so a snapshot's ``extras`` on the
-    same day does not evaluate every grade a second time.
+    same day does not evaluate every grade a second time.  pairs_from: (the array behind the last
+    ``partnership_players`` written into ``pairs``, rows written), so the next chunk of the same table
+    writes only its new partnerships (``_note_partnerships``).
     """
 
     ring_f: np.ndarray
@@ -174,6 +176,7 @@ class NGSState:
     seq_base: int = 0
     changes: int = 0
     last_grades: tuple | None = None
+    pairs_from: tuple | None = None
 
     @property
     def capacity(self) -> int:
@@ -188,7 +191,7 @@ class NGSState:
 #   Rings             the state's arrays (rings of sessions, entity rows, RPCF counts, the PlayerTable);
 #   Consts            the parameters as named scalars (grade points, boards, days);
 #   Shape             the decay kernel (decay.kernel_shape);
-#   Scratch           per-call work arrays and the outputs.
+#   Scratch           per-call work arrays, the outputs and the prefetch cursors (``_keep_ahead``).
 
 Sessions = namedtuple("Sessions", "order day kind scoring winners event replaces pair_start")
 Pairs = namedtuple("Pairs", "players group boards score partnership match_start match_opp")
@@ -196,7 +199,7 @@ Rings = namedtuple("Rings", "ring_f ring_i ent_f ent_i pool pairs member at_star
 Consts = namedtuple("Consts", "gain window limit_days pad_boards initial_grade green_initial_grade start_grade "
                               "returner_grade rpcf rpcf_share known_share butler_factor cross_imp_factor "
                               "aggregate_factor boards_mode weight_club weight_black weight_green")
-Scratch = namedtuple("Scratch", "grade known sopp sg out_after out_before")
+Scratch = namedtuple("Scratch", "grade known sopp sg out_after out_before ahead")
 
 
 @helper(refcount=False, forceinline=True)
@@ -303,6 +306,8 @@ def _grades_at_start(ss, pp, rg, s, c, sh, tmp):
     e0, e1 = ss.pair_start[s], ss.pair_start[s + 1]
     n_known = 0
     for e in range(e0, e1):
+        tmp.ahead[A_DONE] += 1
+        _keep_ahead(ss, pp, rg, tmp.ahead)
         a, b = pp.players[e, 0], pp.players[e, 1]
         known = rg.member[a] and rg.member[b]
         tmp.known[e - e0] = known
@@ -433,33 +438,81 @@ def _add_to_histories(ss, pp, rg, s, seq_base, c, sh, tmp):
                 rg.ent_i[p, IEVER] = 1
 
 
-@kernel(refcount=False, helper=True)
-def _prefetch_session(ss, pp, rg, s, n_players, n_tracked, stage):
-    """Start loading what session ``s`` will read, in three stages a session apart, each reading
-    only what the one before loaded: (0) its entities' rows and its partnerships' rows, (1) the ring
-    rows those entity rows point to, (2) the partnership row of each player's oldest session, which
-    the session's eviction counts down (RPCF; at national scale a different partnership's row, a
-    cache miss, most of the time).  Called three, two and one sessions ahead: values are unchanged,
-    only the cache misses of a national population's state overlap (a hint, no effect on any number)."""
-    for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
-        pid = pp.partnership[e]
-        for j in range(3):
-            if j < 2:
-                ent = pp.players[e, j]
-            elif pid < n_tracked:
-                ent = n_players + pid
-            else:
-                break
-            if stage == 0:
-                prefetch_entity(rg.ent_f, rg.ent_i, ent)
-            elif stage == 1:
-                prefetch_ring_ends(rg.ring_f, rg.ring_i, rg.ent_i, ent)
-            elif j < 2 and rg.ent_i[ent, ICNT] > 0:
-                old = rg.ring_i[_phys(rg.ent_i, ent, 0), RPID]
-                if old >= 0 and old < rg.pairs.shape[0]:
-                    prefetch(rg.pairs, old, 0)
-        if stage == 0 and pid < rg.pairs.shape[0]:
-            prefetch(rg.pairs, pid, 0)
+# Prefetching (a hint: no value depends on it).  At national scale every row a player-session reads is a
+# cache miss (its entity rows, the oldest and the next ring rows, partnership rows).  Three cursors walk
+# the entries to come in processing order, each a stage ahead of the next, each stage reading only what
+# the one before loaded: (0) the entities' rows and the partnership's row, (1) the ring rows those point
+# to, (2) the partnership row of each player's oldest session, which the eviction counts down (RPCF; at
+# national scale another partnership's row).  The cursors step one entry for every entry graded
+# (``_keep_ahead``, called from the per-entry loop of ``_grades_at_start``): the misses overlap the
+# grading steadily.  Issued a session at a time (~300 prefetches in a burst, more than the core keeps
+# in flight) the same hints left ~30 % of the national kernel's time inside the prefetching (perf).
+AHEAD_ENTRIES = (24, 16, 8)  # entries ahead of the one graded, stages 0, 1, 2 (a gap of 8: ~5 us of grading)
+# tmp.ahead (int64): [A_DONE] entries graded this call, then per stage st at 1 + 3·st: the order index,
+# the entry (−1: the session's first), the entries stepped; [A_PLAYERS], [A_TRACKED]: n_players, n_tracked
+A_DONE, A_PLAYERS, A_TRACKED = 0, 10, 11
+N_AHEAD = 12
+
+
+@helper(refcount=False, forceinline=True)
+def _prefetch_entry(pp, rg, e, n_players, n_tracked, stage):
+    """One stage of the hints for entry ``e`` (its players, its tracked partnership)."""
+    pid = pp.partnership[e]
+    for j in range(3):
+        if j < 2:
+            ent = pp.players[e, j]
+        elif pid < n_tracked:
+            ent = n_players + pid
+        else:
+            break
+        if stage == 0:
+            prefetch_entity(rg.ent_f, rg.ent_i, ent)
+        elif stage == 1:
+            prefetch_ring_ends(rg.ring_f, rg.ring_i, rg.ent_i, ent)
+        elif j < 2 and rg.ent_i[ent, ICNT] > 0:
+            old = rg.ring_i[_phys(rg.ent_i, ent, 0), RPID]
+            if old >= 0 and old < rg.pairs.shape[0]:
+                prefetch(rg.pairs, old, 0)
+    if stage == 0 and pid < rg.pairs.shape[0]:
+        prefetch(rg.pairs, pid, 0)
+
+
+@helper(refcount=False, forceinline=True)
+def _start_ahead(ahead, first_index, n_players, n_tracked):
+    """Cursors for a kernel call grading from order index ``first_index``."""
+    ahead[A_DONE] = 0
+    for st in range(3):
+        ahead[1 + 3 * st] = first_index
+        ahead[2 + 3 * st] = -1
+        ahead[3 + 3 * st] = 0
+    ahead[A_PLAYERS] = n_players
+    ahead[A_TRACKED] = n_tracked
+
+
+@helper(refcount=False, forceinline=True)
+def _keep_ahead(ss, pp, rg, ahead):
+    """Step each stage's cursor until it is AHEAD_ENTRIES[stage] entries past those graded (online
+    sessions, which NGS does not grade, are passed over)."""
+    n_order = ss.order.shape[0]
+    for st in range(3):
+        lead = AHEAD_ENTRIES[0] if st == 0 else (AHEAD_ENTRIES[1] if st == 1 else AHEAD_ENTRIES[2])
+        k = ahead[1 + 3 * st]
+        e = ahead[2 + 3 * st]
+        stepped = ahead[3 + 3 * st]
+        while stepped < ahead[A_DONE] + lead and k < n_order:
+            s = ss.order[k]
+            if e < 0:
+                e = ss.pair_start[s]
+            if ss.kind[s] == KIND_ONLINE or e >= ss.pair_start[s + 1]:
+                k += 1
+                e = -1
+                continue
+            _prefetch_entry(pp, rg, e, ahead[A_PLAYERS], ahead[A_TRACKED], st)
+            e += 1
+            stepped += 1
+        ahead[1 + 3 * st] = k
+        ahead[2 + 3 * st] = e
+        ahead[3 + 3 * st] = stepped
 
 
 @kernel(refcount=False)
@@ -471,13 +524,8 @@ def _apply_kernel(ss, pp, rg, n_players, n_tracked, seq_base, c, sh, tmp, want_a
     calls again).
     """
     n_order = ss.order.shape[0]
+    _start_ahead(tmp.ahead, first_index, n_players, n_tracked)
     for k in range(first_index, n_order):
-        if k + 3 < n_order:
-            _prefetch_session(ss, pp, rg, ss.order[k + 3], n_players, n_tracked, 0)
-        if k + 2 < n_order:
-            _prefetch_session(ss, pp, rg, ss.order[k + 2], n_players, n_tracked, 1)
-        if k + 1 < n_order:
-            _prefetch_session(ss, pp, rg, ss.order[k + 1], n_players, n_tracked, 2)
         s = ss.order[k]
         if ss.kind[s] == KIND_ONLINE:
             continue
@@ -608,15 +656,13 @@ class NGSScheme(SchemeBase):
         _validate(scored, out_after)
         _check_int32(state, scored)
         self.grow(state, int(sc.pair_partnership.max()) + 1 if E else 0)
-        if len(sc.partnership_players):
-            K = min(len(sc.partnership_players), len(state.pairs))
-            state.pairs[:K, PAIR_LOW] = sc.partnership_players[:K, 0]
+        _note_partnerships(state, sc.partnership_players)
         if out_before is None:
             out_before = np.empty((E, 2))
         n_max = int(np.diff(sc.pair_start).max()) if sc.n_sessions else 1
         tmp = Scratch(grade=np.full(state.n_players, np.nan), known=np.zeros(max(n_max, 1), np.int64),
                       sopp=np.full(max(E, 1), np.nan), sg=np.zeros(max(n_max, 1)), out_after=out_after,
-                      out_before=out_before)
+                      out_before=out_before, ahead=np.zeros(N_AHEAD, np.int64))
         ss = Sessions(sc.order, sc.day, sc.kind, sc.scoring, sc.winners, sc.event, sc.replaces, sc.pair_start)
         pp = Pairs(sc.pair_players, sc.pair_group, sc.pair_boards, sc.pair_score, sc.pair_partnership,
                    sc.match_start, sc.match_opp)
@@ -675,6 +721,26 @@ def _new_pairs(k: int) -> np.ndarray:
     pairs = np.zeros((k, N_PAIR), PAIR_INT)
     pairs[:, PAIR_LOW] = -1
     return pairs
+
+
+def _note_partnerships(state: NGSState, players: np.ndarray) -> None:
+    """Each partnership's lower-id player into ``state.pairs[:, PAIR_LOW]`` (RPCF's side of a count).
+
+    ``players``: ScoredResults.partnership_players, the (K, 2) players of every partnership id so far.
+    The engine's table hands out views of one array whose rows never change (``PartnershipTable.players``):
+    for another view of the array written last time only the rows past those are new (rewriting all of
+    them each chunk cost 2-5 ms a national month by the late years, ~1 ns per player-board, growing with
+    the partnerships).  Any other array (a new table, a grown one, results from files): every row.
+    """
+    K = min(len(players), len(state.pairs))
+    if K == 0:
+        return
+    base = players.base if players.base is not None else players
+    first = 0
+    if state.pairs_from is not None and state.pairs_from[0] is base and players.ctypes.data == base.ctypes.data:
+        first = min(state.pairs_from[1], K)
+    state.pairs[first:K, PAIR_LOW] = players[first:K, 0]
+    state.pairs_from = (base, K)
 
 
 def band_code(grade) -> np.ndarray:

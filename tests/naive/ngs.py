@@ -257,7 +257,7 @@ def grow_ring(rows, rings, used, e, first):
 
 
 def prefetch(*arrays_and_rows):
-    """Twin of decay.prefetch_entity / prefetch_ring_ends / ngs._prefetch_session: a cache hint changes
+    """Twin of decay.prefetch_entity / prefetch_ring_ends / ngs._keep_ahead: a cache hint changes
     no value, so the reference does nothing."""
     return None
 
