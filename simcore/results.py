@@ -24,6 +24,7 @@ Conventions (all arrays are numpy, integers ``int32`` unless noted):
 
 from __future__ import annotations
 
+from datetime import date
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -62,8 +63,18 @@ def movement_kind(name: str) -> int:
 
 def days_to_months(days: np.ndarray) -> np.ndarray:
     """Calendar month ids (year*12 + month-1) of day numbers."""
-    d = np.asarray(days, dtype="int64").astype("datetime64[D]")
-    return d.astype("datetime64[M]").astype(np.int64).astype(np.int32) + np.int32(1970 * 12)
+    d = np.asarray(days, dtype="int64").view("datetime64[D]")  # a view, not a copy: same 8-byte items
+    return d.astype("datetime64[M]").view(np.int64).astype(np.int32) + np.int32(1970 * 12)
+
+
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+
+
+def day_to_month(day) -> int:
+    """``days_to_months`` of one day number (days since 1970-01-01), as a Python int: a tenth of the cost
+    of the array form, for the schemes' snapshot of one day."""
+    d = date.fromordinal(_EPOCH_ORDINAL + int(day))
+    return d.year * 12 + d.month - 1
 
 
 # --- raw results ------------------------------------------------------------

@@ -57,3 +57,34 @@ def test_public_apply_still_checks(name):
     state = scheme.new_state(table(), int(sc.pair_partnership.max()) + 1)
     with pytest.raises(ValueError, match="pair_players"):
         scheme.apply(state, sc, np.full((sc.n_entries, 2), np.nan))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, N_PLAYERS - 1), st.integers(0, 60), st.floats(0, 4)), min_size=0,
+                max_size=60), st.integers(0, 3))
+def test_imps_lost_trusted_path_grades_as_apply(raw, splits):
+    """The engine hands imps-lost its own CardPlay (int32 players and boards, float64 IMPs): the trusted
+    path gives the same rows, state and grades as the checked one, batch by batch."""
+    from simcore.results import CardPlay
+    scheme = make_scheme("imps-lost")
+    checked, trusted = scheme.new_state(table()), scheme.new_state(table())
+    for part in np.array_split(np.arange(len(raw)), splits + 1):
+        rec = [raw[i] for i in part]
+        card = CardPlay(np.array([r[0] for r in rec], np.int32), np.full(len(rec), 19000, np.int32),
+                        np.array([r[1] for r in rec], np.int32), np.array([r[1] * r[2] for r in rec], np.float64))
+        a, b = np.empty((len(rec), len(scheme.out_columns))), np.empty((len(rec), len(scheme.out_columns)))
+        scheme.apply(checked, card, a)
+        scheme.apply_trusted(trusted, card, b)
+        assert np.array_equal(a, b)
+    for name in ("rating", "boards_left", "imps_left", "k", "batches", "reached", "records"):
+        assert np.array_equal(getattr(checked, name), getattr(trusted, name)), name
+    assert np.array_equal(scheme.grades(checked, 19000), scheme.grades(trusted, 19000), equal_nan=True)
+
+
+def test_imps_lost_public_apply_still_checks():
+    from simcore.results import CardPlay
+    scheme = make_scheme("imps-lost")
+    card = CardPlay(np.array([N_PLAYERS + 1], np.int32), np.array([19000], np.int32), np.array([4], np.int32),
+                    np.array([2.0]))
+    with pytest.raises(ValueError, match="field player"):
+        scheme.apply(scheme.new_state(table()), card, np.empty((1, len(scheme.out_columns))))

@@ -310,7 +310,7 @@ class Engine:
         if v.scheme.reads == CARD_PLAY:
             card = chunk.card
             out = np.empty((len(card.player), len(v.scheme.out_columns)))
-            v.scheme.apply(state, card, out)
+            v.scheme.apply_trusted(state, card, out)  # pass A's own records (score_chunk), checked where made
             return (("card", out) if (self.trace and rep.index == 0) else None), None
         state = v.scheme.grow(state, max(chunk.n_partnerships, 1))
         rep.states[v.label] = state

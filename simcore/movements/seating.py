@@ -136,10 +136,8 @@ def seat_sessions(plan, key, session_index) -> Seated:
     if len(fixed):
         n = _entrants(kind, entry_start, plan.team)
         code = _layout_code(kind[fixed], n[fixed], plan.boards[fixed], plan.winners[fixed])
-        uniq, inverse = np.unique(code, return_inverse=True)
-        ids = _STORE.ids(uniq)
+        session_layout[fixed] = _STORE.ids(code)
         store = _STORE.snapshot()  # it may have grown
-        session_layout[fixed] = ids[inverse.ravel()]
     online = np.flatnonzero(room)
     rows = store.rows
     field = dict(kind=store.kind, winners=store.winners, n_boards=store.n_boards, names=store.names,
@@ -231,30 +229,24 @@ class _LayoutStore:
         return self._packed
 
     def ids(self, codes: np.ndarray) -> np.ndarray:
-        """Layout ids of the given ``_layout_code`` values, seating the new ones."""
-        ids = self._ids
-        out = np.empty(len(codes), np.int64)
-        missing = []
-        for i, c in enumerate(codes.tolist()):
-            got = ids.get(c)
-            if got is None:
-                missing.append(i)
-            else:
-                out[i] = got
-        if missing:
+        """Layout ids of the given ``_layout_code`` values (repeats allowed), seating the new ones in
+        increasing code order."""
+        codes = codes.tolist()
+        get = self._ids.get
+        found = [get(c) for c in codes]  # a dict lookup a session: a chunk has few sessions, fewer layouts
+        if None in found:
             with self._lock:
+                ids = self._ids
                 L, more, new = len(self._packed.seatings), [], {}
-                for i in missing:
-                    c = int(codes[i])
-                    got = ids.get(c, new.get(c))
-                    if got is None:
+                for c in sorted(set(c for c, got in zip(codes, found) if got is None)):
+                    if c not in ids:
                         more.append(layout_seating(*_layout_key(c)))
-                        got = new[c] = L + len(more) - 1
-                    out[i] = got
+                        new[c] = L + len(more) - 1
                 if new:  # the packed layouts first, then their ids: an id read is always in the snapshot
                     self._packed = self._packed.extended(more)
                     ids.update(new)
-        return out
+                found = [ids[c] for c in codes]
+        return np.array(found, np.int64)
 
 
 
@@ -310,10 +302,11 @@ def _room_entries(plan, online, seats: RoomSeats):
 def _entrants(kind, entry_start, team) -> np.ndarray:
     """Entrants of each session: its pairs, or its teams (highest team number + 1) in team kinds."""
     n = np.diff(entry_start)
-    if _IS_TEAM[kind].any():
-        top = np.full(len(n), -1, np.int64)
-        np.maximum.at(top, np.repeat(np.arange(len(n)), n), np.asarray(team, np.int64))
-        n = np.where(_IS_TEAM[kind], top + 1, n)
+    teams = np.flatnonzero(_IS_TEAM[kind] & (n > 0))
+    if len(teams):  # a few team sessions a chunk: one max each (numpy's maximum.at costs ~1 us an entry)
+        team = np.asarray(team)
+        for s, a, b in zip(teams.tolist(), entry_start[teams].tolist(), entry_start[teams + 1].tolist()):
+            n[s] = max(-1, int(team[a:b].max())) + 1
     return n
 
 

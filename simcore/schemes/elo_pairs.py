@@ -125,7 +125,7 @@ import numpy as np
 
 from simcore._jit import kernel
 from simcore.movements.registry import kind_flags
-from simcore.results import MOVEMENT_KINDS, days_to_months
+from simcore.results import MOVEMENT_KINDS, day_to_month, days_to_months
 from simcore.schemes import SchemeBase
 
 # by kind code, from the movement registry: sessions rated match by match (Swiss and team kinds)
@@ -822,8 +822,8 @@ class EloPairsScheme(SchemeBase):
                      c("match_result", f64))
         # the entries and match rows in one pass; only if that finds a fault (or the ids came in other dtypes,
         # which the casts above could wrap) do the numpy checks run, to name it
-        as_given = all(np.asarray(getattr(scored, name)).dtype == dtype for name, dtype in _ID_COLUMNS)
-        if check and not (as_given and _entries_ok(ss, pp, mm, state.players, state.n_players,
+        if check and not (all(np.asarray(getattr(scored, name)).dtype == dtype for name, dtype in _ID_COLUMNS)
+                          and _entries_ok(ss, pp, mm, state.players, state.n_players,
                                                    np.empty(state.capacity, i64))):
             if n_e:
                 _validate_pairs(state, scored)
@@ -853,7 +853,7 @@ class EloPairsScheme(SchemeBase):
         seen = state.last_day != NEVER
         rating = state.rating.copy()
         sessions = state.sessions.copy()
-        if state.clock[0] >= 0 and int(days_to_months(np.array([day]))[0]) > state.clock[0]:
+        if state.clock[0] >= 0 and day_to_month(day) > state.clock[0]:
             rating += state.pending
             sessions += state.month_sessions
         rating[~seen] = np.nan
@@ -870,7 +870,7 @@ class EloPairsScheme(SchemeBase):
     def individual_ratings(self, state: EloPairsState, day: int) -> np.ndarray:
         """Individual ratings (Elo points, P) fitted to the established pair ratings on ``day``."""
         p = self.params
-        later = bool(state.clock[0] >= 0 and int(days_to_months(np.array([day]))[0]) > state.clock[0])
+        later = bool(state.clock[0] >= 0 and day_to_month(day) > state.clock[0])
         n_cand = int(state.clock[4])
         sel, rating, sessions = np.empty(n_cand, np.int64), np.empty(n_cand), np.empty(n_cand, np.int64)
         _sort_fit_ids(state)

@@ -255,6 +255,14 @@ class ImpsLostScheme(SchemeBase):
         apply_card_play(state, records.player, records.day, records.boards, records.imps_lost, out_rows,
                         self.params)
 
+    def apply_trusted(self, state: ImpsLostState, records, out_rows: np.ndarray) -> None:
+        """``apply`` without the record checks: the engine's path, for the ``CardPlay`` its own pass A made
+        (player int32 ids in range, boards int32 >= 0, imps_lost float64 finite >= 0, one out row each)."""
+        p = self.params
+        _card_play(records.player, records.boards, records.imps_lost, _rule(p), p.carry == "fixed", state.rating,
+                   state.boards_left, state.imps_left, state.k, state.batches, state.reached, state.records,
+                   out_rows)
+
     def grades(self, state: ImpsLostState, day: int) -> np.ndarray:
         """Grades (grade points) from the current ratings; NaN for players with
         no record.  The state holds the records applied so far, so ``day`` is

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore._jit import kernel
-from simcore.results import SCORING_MP, days_to_months
+from simcore.results import SCORING_MP, day_to_month
 from simcore.schemes import PlayerTable, SchemeBase
 
 BANDS = ("club", "diamond", "heart", "spade")
@@ -424,7 +424,7 @@ class PPIScheme(SchemeBase):
         k, w    int32  qualifying boards since the start / in the previous 3 months
         """
         p = self.params
-        recent = _boards_in_window(state, int(days_to_months(np.array([day]))[0]),
+        recent = _boards_in_window(state, day_to_month(day),
                                    *((state.rated, state.r_start) if p.active_counts == "rated"
                                      else (state.k, state.k_start)),
                                    p.active_current_month)

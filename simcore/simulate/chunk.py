@@ -105,7 +105,9 @@ def play_chunk(world, first_week: int, stop_week: int, setup: PassA, *, first_se
     replicate can be played in any order once their first sessions are known.
     """
     w = world
-    strength = np.stack([strength_on(w, w.start_day + 7 * wk) for wk in range(first_week, stop_week)])
+    strength = np.empty((stop_week - first_week, len(w.base_strength)))
+    for i, wk in enumerate(range(first_week, stop_week)):
+        strength_on(w, w.start_day + 7 * wk, out=strength[i])
     plan = plan_sessions(w, first_week, stop_week, strength=strength)
     week_of = ((plan.day - w.start_day) // 7 - first_week).astype(np.int32)
     session_index = first_session + np.arange(plan.n_sessions, dtype=np.int64)
@@ -291,12 +293,13 @@ def _results(plan, seated: Seated, out, session_index, players, player_names, ve
 def _teams(seated: Seated, session_index):
     """(team_session, team_players (M, 4), team_names) of the team sessions: a team's two pairs are adjacent."""
     x = seated
-    count = np.diff(x.entry_start)
-    session_of = np.repeat(np.arange(len(x.kind)), count)
-    offset = np.arange(len(session_of)) - np.repeat(x.entry_start[:-1], count)
-    # each team's first pair: the even offsets of team sessions
-    team_first = np.flatnonzero(_IS_TEAM[x.kind][session_of] & (offset % 2 == 0)).astype(np.int64)
-    team_session = session_of[team_first].astype(np.int32)
+    teams = np.flatnonzero(_IS_TEAM[x.kind])  # the team sessions (a few a chunk): work grows with them only
+    start = x.entry_start[teams]
+    per = (x.entry_start[teams + 1] - start + 1) // 2  # teams a session: its entries at even offsets
+    before = np.cumsum(per) - per
+    # each team's first pair: the even offsets of team sessions, session by session
+    team_first = np.repeat(start - 2 * before, per).astype(np.int64) + 2 * np.arange(int(per.sum()), dtype=np.int64)
+    team_session = np.repeat(teams, per).astype(np.int32)
     a, b = x.entry_a, x.entry_b
     team_players = np.stack([a[team_first], b[team_first], a[team_first + 1], b[team_first + 1]],
                             axis=1).astype(np.int32) if len(team_first) else np.zeros((0, 4), np.int32)

@@ -22,6 +22,8 @@ from simcore.world.population import Clubs, People
 EVERY = {"week": 0, "month": 1, "quarter": 2, "year": 3}
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()  # days are counted from 1970-01-01
 _IS_TEAM_KIND = np.isin(np.arange(len(MOVEMENT_KINDS)), list(TEAM_KINDS))  # by kind code
+_MIN_PAIRS_KIND = np.where(_IS_TEAM_KIND, MIN_TEAM_PAIRS,  # a slot's fewest pairs, by kind code
+                           np.where(np.arange(len(MOVEMENT_KINDS)) == KIND_ONLINE, 8, MIN_PAIRS)).astype(np.int64)
 
 
 def draw_second_clubs(sc: Scenario, clubs: Clubs, people: People, rng) -> np.ndarray:
@@ -124,27 +126,25 @@ def chunk_slots(world: World, first_week: int, stop_week: int) -> dict:
     for i in range(W):
         start = w.start_day + 7 * (first_week + i)
         mixing[i] = start >= w.isolation_end
-        parts.append((start + fixed["club_offset"],) + fixed["club_cols"])
+        parts.append((fixed["club_offset"] + start,) + fixed["club_cols"])
         n = n_club
         for q in range(Q):
             day = start + (int(w.ev_weekday[q]) - start_wd) % 7
             ev_first[i, q] = n
             if _event_runs(w, q, day, bool(mixing[i])):
                 cols = fixed["event_cols"][q]
-                parts.append((np.full(len(cols[0]), day),) + cols)
+                parts.append((np.full(len(cols[0]), day, np.int32),) + cols)
                 n += len(cols[0])
             ev_stop[i, q] = n
         online_first[i] = n
         if n_online:
-            parts.append((start + fixed["online_offset"],) + fixed["online_cols"])
+            parts.append((fixed["online_offset"] + start,) + fixed["online_cols"])
         week_first[i + 1] = week_first[i] + n + n_online
-    out = {k: (np.concatenate([p[j] for p in parts]).astype(dt) if parts else np.zeros(0, dt))
+    # the weekly columns are stored in these dtypes already (``_weekly``): one concatenation each, no cast
+    out = {k: (np.concatenate([p[j] for p in parts], dtype=dt) if parts else np.zeros(0, dt))
            for j, (k, dt) in enumerate(zip(_COLUMNS, _DTYPES))}
     kinds = out["kind"]
-    is_team = _IS_TEAM_KIND[kinds]
-    is_online = kinds == KIND_ONLINE
-    out.update(is_team=is_team, is_online=is_online,
-               min_pairs=np.where(is_team, MIN_TEAM_PAIRS, np.where(is_online, 8, MIN_PAIRS)).astype(np.int64),
+    out.update(is_team=_IS_TEAM_KIND[kinds], is_online=kinds == KIND_ONLINE, min_pairs=_MIN_PAIRS_KIND[kinds],
                club_slot_first=fixed["club_slot_first"].copy(), club_slot_stop=fixed["club_slot_stop"].copy(),
                ev_first=ev_first, ev_stop=ev_stop, online_first=online_first, online_stop=online_first + n_online,
                mixing=mixing, week_first=week_first)
@@ -195,10 +195,13 @@ def _weekly(w: World) -> dict:
         event_cols.append((venue + np.arange(k), one(w.ev_kind[q]), one(w.ev_scoring[q]), one(w.ev_boards[q]),
                            one(w.ev_event[q]), one(w.ev_winners[q]), one(-1), one(w.ev_max_pairs[q]), one(0)))
         venue += k
+    typed = lambda cols: None if cols is None else tuple(  # noqa: E731
+        np.asarray(c, dt) for c, dt in zip(cols, _DTYPES[1:]))  # chunk_slots' dtypes (venue, ..., bpr)
     hit = dict(club_offset=(w.ks_weekday[ks].astype(np.int64) - start_wd) % 7,
-               club_cols=(w.ks_club[ks], w.ks_kind[ks], w.ks_scoring[ks], w.ks_boards[ks], w.ks_event[ks],
-                          w.ks_winners[ks], w.ks_club[ks], w.ks_max_pairs[ks], np.zeros(len(ks), np.int64)),
+               club_cols=typed((w.ks_club[ks], w.ks_kind[ks], w.ks_scoring[ks], w.ks_boards[ks], w.ks_event[ks],
+                                w.ks_winners[ks], w.ks_club[ks], w.ks_max_pairs[ks], np.zeros(len(ks), np.int64))),
                club_slot_first=(club_slot_stop - per_club).astype(np.int32), club_slot_stop=club_slot_stop,
-               event_cols=event_cols, online_offset=online_offset, online_cols=online_cols)
+               event_cols=[typed(c) for c in event_cols], online_offset=online_offset,
+               online_cols=typed(online_cols))
     _WEEKLY[id(w)] = (weakref.ref(w, lambda _, k=id(w): _WEEKLY.pop(k, None)), hit)
     return hit

@@ -35,7 +35,7 @@ from simcore._jit import kernel
 from simcore.rng import below, child_key, normal, seed_stream, uniform
 from simcore.world.clubs import chunk_slots
 from simcore.world.model import GUEST_PAIR, NEAR_EXCLUSIVE, ONLINE_SINGLE, PICKUP, SessionPlan, World
-from simcore.world.population import active_on, strength_on
+from simcore.world.population import strength_on
 
 
 # Helpers called only from other kernels (never from Python): numba compiles no Python entry wrapper for them,
@@ -451,10 +451,9 @@ def _plan_weeks(key, pl, ven, weeks, rules, rec, out, slot_n):
 
 def _chunk_inputs(w: World, first_week: int, stop_week: int, slots: dict, strength: np.ndarray):
     sc = w.scenario
-    W = stop_week - first_week
-    active = np.empty((W, w.n_players), bool)
-    for i in range(W):
-        active[i] = active_on(w, w.start_day + 7 * (first_week + i))
+    # ``active_on`` of every week's first day at once (one broadcast where a call a week cost its overhead)
+    day = w.start_day + 7 * np.arange(first_week, stop_week, dtype=np.int64)[:, None]
+    active = (w.join_day <= day) & ((day < w.leave_day) | (day >= w.return_day)) & (w.member | w.online)[None, :]
     pl = Players(active=active, strength=strength, activity=w.activity, home=w.home_club, second=w.second_club,
                  online=w.online, partner=w.partner, partner2=w.partner2, joint1=w.joint1, joint2=w.joint2,
                  bonus=w.bonus, bonus2=w.bonus2, ptype=w.ptype)
