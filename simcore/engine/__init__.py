@@ -337,8 +337,11 @@ class Engine:
         if keep:
             more = v.scheme.extras(state, day)
             for key in keep:
-                values = np.asarray(more[key], np.float64)
-                extras_now[extra_variable(v.name, key)] = np.where(np.isnan(values), -1, values).astype(np.int8)
+                values = np.asarray(more[key])
+                if values.dtype.kind not in "biu":  # codes as floats, NaN for none (-1); bools and ints as they are
+                    values = np.asarray(values, np.float64)
+                    values = np.where(np.isnan(values), -1, values)
+                extras_now[extra_variable(v.name, key)] = values.astype(np.int8)
         return traced, stats, grades_now, extras_now
 
     def _wait_warmup(self) -> None:
