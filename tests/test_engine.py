@@ -222,6 +222,33 @@ def test_a_failing_kept_worker_fails_the_run_and_is_replaced(monkeypatch, tmp_pa
         os.waitpid(second, os.WNOHANG)
 
 
+def _squares_into(out, i, group, forked):
+    import os
+    for r in group:
+        out[r] = r * r
+    return os.getpid()
+
+
+def test_kept_workers_serve_one_run_at_a_time():
+    import functools
+    import os
+    from simcore.engine import processes
+    with processes.keep_workers():
+        processes.ready(2)
+        (kept, _), = processes._kept.workers
+        for busy in (True, False):
+            out = processes.shared_full(4, 0, np.int64)
+            work = functools.partial(_squares_into, out)
+            if busy:  # another thread's run has the kept worker: this one forks its own
+                with processes._kept.lock:
+                    pids = processes.fork_workers([[0, 2], [1, 3]], work)
+                assert pids[0] not in (kept, os.getpid())
+            else:
+                pids = processes.fork_workers([[0, 2], [1, 3]], work)
+                assert pids[0] == kept
+            assert pids[1] == os.getpid() and out.tolist() == [0, 1, 4, 9]
+
+
 def test_netcdf_round_trip(traced, tmp_path):
     _, ds, _ = traced
     write_dataset(ds, tmp_path / "r.nc")

@@ -112,8 +112,12 @@ def fork_workers(groups: list, work, tick=None, interval: float = 0.2) -> list:
     a process that inherited this one's few hundred MB of kernels and heap cost tens of milliseconds (a
     bench run is a few hundred), and its own heap is already faulted in."""
     from multiprocessing.connection import wait
-    if _kept is not None and len(groups) > 1:
-        return _kept.run(groups, work, tick, interval)
+    kept = _kept
+    if kept is not None and len(groups) > 1 and kept.lock.acquire(blocking=False):
+        try:  # another thread's run holds the kept workers: this one forks its own
+            return kept.run(groups, work, tick, interval)
+        finally:
+            kept.lock.release()
     workers = []  # (pid, read end)
     try:
         for i, group in enumerate(groups[:-1]):
@@ -212,8 +216,12 @@ def ready(workers: int) -> None:
     """Within ``keep_workers()``: fork the kept workers a run of ``workers`` shares needs now, before the
     run allocates anything (a worker forked later would keep its copy of the run's objects, and its map of
     the run's shared outputs, all its life).  Elsewhere nothing."""
-    if _kept is not None:
-        _kept.ready(workers - 1)
+    kept = _kept
+    if kept is not None and kept.lock.acquire(blocking=False):
+        try:
+            kept.ready(workers - 1)
+        finally:
+            kept.lock.release()
 
 
 _HEADER = struct.Struct("<QI")  # a message: payload bytes and descriptors (sent with the header), then the payload
@@ -295,6 +303,7 @@ class _KeptWorkers:
 
     def __init__(self):
         self.workers: list = []  # (pid, socket)
+        self.lock = threading.Lock()  # one run at a time uses (and reaps, forks) the workers
 
     def _spawn(self) -> None:
         global _kept
@@ -383,7 +392,8 @@ class _KeptWorkers:
 
     def close(self) -> None:
         """Close the sockets; the workers exit on end-of-file and are reaped here."""
-        workers, self.workers = [w for w in self.workers if w is not None], []
+        with self.lock:  # after a run another thread has going on them
+            workers, self.workers = [w for w in self.workers if w is not None], []
         for _, sock in workers:
             sock.close()
         for pid, _ in workers:
