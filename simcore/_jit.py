@@ -131,6 +131,85 @@ def _cheap_flags_hash() -> None:
 _cheap_flags_hash()
 
 
+# sha1 of the source of the numba methods ``_link_only_pipeline`` relies on (numba 0.68.1), in this
+# order: a numba whose code differs compiles helpers as stock numba does
+_LINK_ONLY_NUMBA_SHA1 = "8c5f7d3c21b82474c114cc39b303e6f9b88e6085"
+
+
+def _link_only_pipeline():
+    """numba's compiler, except that a helper's code library gets no machine code of its own: the
+    ``pipeline_class`` of ``kernel(helper=True)``; None (stock numba) when numba's code differs.
+
+    numba finalises every library it compiles the same way: optimise the module, add it to the JIT
+    engine and emit machine code for it.  A helper has no Python or C entry, and the kernels that
+    call it link the library's optimised module into their own (``add_linking_library``) and run
+    their own copy — always so when they are loaded from the kernel cache — so that machine code
+    is never used.  Emitting it was ~3 s of CPU in each process of a first run (cprof2 table,
+    loaded machine).  A helper's library (``_LinkOnlyLibrary``) is optimised as before (callers
+    link that module) but adds to the engine only a module holding its environment pointers
+    (``NumbaEnv`` globals, which ``set_env`` fills and the linked copies in callers resolve to, as
+    they resolve to the helper's own module in stock numba); that module's object code is what the
+    kernel cache stores beside the linking bitcode, so numba's own ``_unserialize`` loads it.  The
+    callers' machine code is the same as before (the module they link is the same), so results
+    are too; a library with calls left for numba's runtime linker (recursion) is finalised as stock.
+    """
+    import hashlib
+    import inspect
+    import weakref
+
+    import llvmlite.binding as ll
+    import llvmlite.ir as llvmir
+    from numba.core import codegen, compiler, cpu
+    from numba.core.codegen import JITCodeLibrary, RuntimeLinker
+
+    relied_on = (codegen.CPUCodeLibrary._finalize_final_module, JITCodeLibrary._finalize_specific,
+                 codegen.CPUCodeLibrary.serialize_using_object_code, codegen.CPUCodeLibrary._object_compiled_hook,
+                 codegen.CPUCodeLibrary._unserialize, codegen.JITCPUCodegen._add_module,
+                 codegen.JITCPUCodegen.set_env, compiler.CompilerBase.compile_extra, cpu.CPUContext.get_executable)
+    try:
+        source = "".join(inspect.getsource(f) for f in relied_on)
+    except (OSError, TypeError):
+        return None
+    if hashlib.sha1(source.encode()).hexdigest() != _LINK_ONLY_NUMBA_SHA1:
+        return None
+
+    class _LinkOnlyLibrary(JITCodeLibrary):
+        def _finalize_final_module(self):
+            module = self._final_module
+            if any(gv.name.startswith(RuntimeLinker.PREFIX) for gv in module.global_variables):
+                return super()._finalize_final_module()
+            self._finalize_dynamic_globals()
+            self._verify_declare_only_symbols()
+            envs = self._codegen._create_empty_module(self.name + ".env")
+            for gv in module.global_variables:
+                if not gv.is_declaration and gv.linkage == ll.Linkage.common:
+                    env = llvmir.GlobalVariable(envs, llvmir.IntType(8).as_pointer(), name=gv.name)
+                    env.linkage = "common"  # as numba's declare_env_global
+                    env.initializer = llvmir.Constant(env.type.pointee, None)
+            env_module = ll.parse_assembly(str(envs))
+            # the object cache hook stores this module's object code as the library's (what the
+            # kernel cache saves and numba's _unserialize loads)
+            env_module._CPUCodeLibrary__library = weakref.proxy(self)
+            self._env_module = env_module
+            cleanup = self._codegen._add_module(env_module)
+            if cleanup:
+                weakref.finalize(self, cleanup)
+            self._codegen._engine.finalize_object()
+            self._finalized = True
+
+    class _LinkOnlyCompiler(compiler.Compiler):
+        def compile_extra(self, func):
+            if self.state.library is None:
+                self.state.library = _LinkOnlyLibrary(self.state.targetctx.codegen(), func.__qualname__)
+                self.state.library.enable_object_caching()
+            return super().compile_extra(func)
+
+    return _LinkOnlyCompiler
+
+
+_HELPER_PIPELINE = _link_only_pipeline()
+
+
 class _Kernel(CPUDispatcher):
     """numba's dispatcher, except that a call from another kernel compiles one specialisation for
     plain argument types, not one per pattern of constants at the call sites.
@@ -181,7 +260,8 @@ def _jit(fn, opts):
     cache = opts.pop("cache")
     cls = _Helper if opts.get("no_cpython_wrapper") else _Kernel
     # what numba.njit passes its dispatcher, with our dispatcher class
-    dispatcher = cls(py_func=fn, locals={}, targetoptions={**opts, "nopython": True, "boundscheck": None})
+    pipeline = {"pipeline_class": _HELPER_PIPELINE} if cls is _Helper and _HELPER_PIPELINE is not None else {}
+    dispatcher = cls(py_func=fn, locals={}, targetoptions={**opts, "nopython": True, "boundscheck": None}, **pipeline)
     if cache:
         dispatcher.enable_caching()
     return dispatcher

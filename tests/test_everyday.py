@@ -160,6 +160,83 @@ def test_a_helper_has_no_python_entry_wrapper_and_runs_its_python_function_from_
     assert outer.py_func(a) == 21  # a twin calling a kernel's py_func, which calls the helper
 
 
+_LINK_ONLY_MODULE = '''
+from simcore._jit import helper, kernel
+
+@helper
+def doubled(a, i):
+    if a[i] < 0:  # a message with run-time values: built through the helper's environment
+        raise ValueError("negative boards at row", i, a[i])
+    return 2 * a[i]
+
+@kernel
+def first(a):
+    return doubled(a, 0)
+
+@kernel
+def total(a):
+    t = 0
+    for i in range(a.size):
+        t += doubled(a, i)
+    return t
+'''
+
+_LINK_ONLY_RUN = '''
+import sys
+import numpy as np
+from numba.core import event
+import linkonly
+compiled = []
+class Names(event.Listener):
+    def on_start(self, e):
+        pass
+    def on_end(self, e):
+        compiled.append(e.data["dispatcher"].py_func.__name__)
+with event.install_listener("numba:compile", Names()):
+    kernel = getattr(linkonly, sys.argv[1])
+    value = int(kernel(np.array([3, 4])))
+    try:
+        kernel(np.array([-1, 2]))
+        raised = None
+    except ValueError as e:
+        raised = list(e.args)
+(cres,) = linkonly.doubled.overloads.values()
+engine = cres.library.codegen._engine
+print(repr((value, raised, compiled, engine.is_symbol_defined(cres.fndesc.llvm_func_name))))
+'''
+
+
+def test_a_helper_compiles_no_machine_code_of_its_own_and_loads_from_the_cache_for_new_callers(tmp_path):
+    """A helper's library is only linked into its callers (``_jit._link_only_pipeline``): no machine
+    code of its own, its environment still reaches the callers' copies (a message with run-time values
+    is built through it), and a process that compiles another caller loads the helper from the cache."""
+    import ast
+
+    import numba
+
+    from simcore import _jit
+    if numba.config.DISABLE_JIT:
+        pytest.skip("no compiled kernels under NUMBA_DISABLE_JIT")
+    assert _jit._HELPER_PIPELINE is not None, "numba's finalisation code differs from the one read: stock helpers"
+    (tmp_path / "linkonly.py").write_text(_LINK_ONLY_MODULE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)]),
+           "SIMCORE_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("NUMBA_CACHE_DIR", None)
+
+    def run(kernel):
+        out = subprocess.run([sys.executable, "-c", _LINK_ONLY_RUN, kernel], env=env, cwd=tmp_path,
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return ast.literal_eval(out.stdout.strip().splitlines()[-1])
+
+    value, raised, compiled, helper_code = run("first")
+    assert (value, raised) == (6, ["negative boards at row", 0, -1])
+    assert sorted(compiled) == ["doubled", "first"] and not helper_code  # compiled, no code of its own
+    value, raised, compiled, _ = run("total")  # a new caller: the helper comes from the cache
+    assert (value, raised) == (14, ["negative boards at row", 0, -1])
+    assert compiled == ["total"]
+
+
 # --- scenario templates -----------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["default", "online"])
