@@ -17,7 +17,7 @@ engine waits for the child before grading its first chunk (``Warmup.wait``)
 and loads the kernels from the cache instead of compiling them; if pass A
 reaches scoring first it loads or compiles those kernels itself.
 
-The work is split into jobs: each scheme variant in the run's order, then scoring (``jobs``).  The
+The work is split into jobs: scoring, then each scheme variant in the run's order (``jobs``).  The
 child takes them from the front; when the run reaches its first grading it takes the ones the child
 has not started from the back and compiles them itself (``Warmup.wait``), so both cores stay busy
 to the end instead of one waiting for the other.  A job is taken by creating its file in a folder
@@ -71,11 +71,14 @@ def marker_path() -> Path:
 
 
 def jobs(labels: list[str]) -> list[str]:
-    """The warm-up's jobs: each scheme variant in the run's order (NGS, the largest, first), then the
-    scoring kernels.  The child starts at the front; the run reaches scoring itself right after pass A
-    and compiles it there (or takes the job from the back), so the child's NGS compile (the longest
-    job: ~20 s of CPU on an empty cache) is not queued behind scoring's (~7 s)."""
-    return [*labels, "scoring"]
+    """The warm-up's jobs: the scoring kernels, then each scheme variant in the run's order.  The child
+    starts at the front, so scoring is in the cache before the run's pass A needs it (about half-way
+    through the run's compiling).  With scoring last, the child was still compiling it when pass A
+    got there, and the run compiled the same kernels again beside it: on a first default run both
+    processes compiled ``_score_session_pairs`` and ``_session_matches`` side by side (timeline of
+    each compile, loaded machine).  The run takes the scheme jobs the child has not reached from
+    the back (``Warmup.wait``)."""
+    return ["scoring", *labels]
 
 
 def take(claims: Path, index: int) -> bool:
