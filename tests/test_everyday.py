@@ -160,6 +160,39 @@ def test_a_helper_has_no_python_entry_wrapper_and_runs_its_python_function_from_
     assert outer.py_func(a) == 21  # a twin calling a kernel's py_func, which calls the helper
 
 
+def test_an_overload_compiles_once_for_kernels_whose_flags_it_does_not_inherit():
+    """``np.empty`` called from a kernel and from a helper (which differ in flags an overload does not
+    inherit: the Python and C entry wrappers) is compiled once (``_jit._overload_impls_by_inherited_flags``)."""
+    import numba
+    import numpy as np
+    from numba.core import event
+
+    from simcore._jit import helper, kernel
+    if numba.config.DISABLE_JIT:
+        pytest.skip("no compiled kernels under NUMBA_DISABLE_JIT")
+
+    @helper(cache=False)
+    def cube_in(n):
+        return np.empty((n, n, n, n), np.uint16).size  # a signature no kernel of simcore compiles
+
+    @kernel(cache=False)
+    def cube(n):
+        return np.empty((n, n, n, n), np.uint16).size + cube_in(n)
+
+    compiled = []
+
+    class Names(event.Listener):
+        def on_start(self, e):
+            pass
+
+        def on_end(self, e):
+            compiled.append(e.data["dispatcher"].py_func.__qualname__)
+
+    with event.install_listener("numba:compile", Names()):
+        assert cube(2) == 32
+    assert sorted(compiled).count("ol_np_empty.<locals>.impl") == 1, compiled
+
+
 _LINK_ONLY_MODULE = '''
 from simcore._jit import helper, kernel
 
