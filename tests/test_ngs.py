@@ -562,3 +562,87 @@ def test_variants_parse():
     assert s.params.decay == "exponential" and s.params.half_life == 500.0
     with pytest.raises(ValueError, match="flat=2500"):
         make_scheme("ngs", {"decay": "trapezium", "flat": "2500"})
+
+
+def _walk_ahead(ss, pp, rg, ahead, first_index, n_steps, out):
+    """Step ``_keep_ahead`` once per graded entry, recording each stage's cursor (order index, entry,
+    entries stepped) after every step."""
+    ngs._start_ahead(ahead, first_index, rg.member.shape[0], 0)
+    for i in range(n_steps):
+        ahead[ngs.A_DONE] += 1
+        ngs._keep_ahead(ss, pp, rg, ahead)
+        for st in range(3):
+            for j in range(3):
+                out[i, st, j] = ahead[1 + 3 * st + j]
+
+
+_walk_ahead_jit = None
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 5))
+def test_prefetch_cursors_walk_the_graded_entries_in_order(seed, first_index):
+    """``_keep_ahead`` (a hint, but a cursor that skipped or repeated entries, or ran past the end, would
+    spend its prefetches on nothing): stepped once per graded entry, each stage has stepped
+    AHEAD_ENTRIES[stage] entries past those graded (fewer at the end), through the entries of the
+    sessions from ``first_index`` on in processing order, online sessions passed over (naive: the
+    list of those entries), and its next entry is the next of that list."""
+    global _walk_ahead_jit
+    import numba
+    from simcore.results import KIND_ONLINE
+    if _walk_ahead_jit is None:
+        _walk_ahead_jit = numba.njit(_walk_ahead)
+    rng = np.random.default_rng(seed)
+    sessions, _ = random_history(rng, 10, 1)
+    sc = score_results(build(sessions, N_PLAYERS))
+    sc.kind[rng.random(sc.n_sessions) < 0.3] = KIND_ONLINE
+    scheme = ngs.NGSScheme()
+    state = scheme.new_state(table(N_PLAYERS), 1)
+    scheme.grow(state, int(sc.pair_partnership.max()) + 1)
+    ss = ngs.Sessions(sc.order, sc.day, sc.kind, sc.scoring, sc.winners, sc.event, sc.replaces, sc.pair_start)
+    pp = ngs.Pairs(sc.pair_players, sc.pair_group, sc.pair_boards, sc.pair_score, sc.pair_partnership,
+                   sc.match_start, sc.match_opp)
+    first_index = min(first_index, sc.n_sessions - 1)
+    stream = [e for s in sc.order[first_index:] if sc.kind[s] != KIND_ONLINE
+              for e in range(sc.pair_start[s], sc.pair_start[s + 1])]
+
+    def next_entry(k, e):  # the entry a cursor at (k, e) steps next, None past the end
+        while k < sc.n_sessions:
+            s = sc.order[k]
+            e = sc.pair_start[s] if e < 0 else e
+            if sc.kind[s] != KIND_ONLINE and e < sc.pair_start[s + 1]:
+                return e
+            k, e = k + 1, -1
+        return None
+
+    n_steps = len(stream) + 3
+    out = np.zeros((n_steps, 3, 3), np.int64)
+    _walk_ahead_jit(ss, pp, scheme._rings(state), np.zeros(ngs.N_AHEAD, np.int64), first_index, n_steps, out)
+    for i in range(n_steps):
+        for stage in range(3):
+            k, e, stepped = out[i, stage]
+            want = min(i + 1 + ngs.AHEAD_ENTRIES[stage], len(stream))
+            assert stepped == want
+            assert next_entry(k, e) == (stream[want] if want < len(stream) else None)
+
+
+def test_partnership_rows_follow_the_table_chunk_by_chunk():
+    """apply writes each partnership's lower-id player (RPCF's side of a count) only for the partnerships
+    new since the last chunk of the same table; a different table (a new array) is written whole."""
+    rng = np.random.default_rng(7)
+    sessions, chunks = random_history(rng, 30, 5)
+    scheme = ngs.NGSScheme()
+    state = scheme.new_state(table(N_PLAYERS), 1)
+    pt = PartnershipTable()
+    for chunk in chunks:
+        sc = score_results(build([sessions[i] for i in chunk], N_PLAYERS), partnerships=pt)
+        scheme.apply(state, sc, None)
+        K = len(sc.partnership_players)
+        assert np.array_equal(state.pairs[:K, ngs.PAIR_LOW], sc.partnership_players[:, 0])
+        assert (state.pairs[K:, ngs.PAIR_LOW] == -1).all()
+    # the same ids for other players (results from elsewhere): every row rewritten
+    sc = score_results(build([sessions[i] for i in chunks[0]], N_PLAYERS))
+    sc.partnership_players = (sc.partnership_players + 1) % N_PLAYERS
+    scheme.apply(state, sc, None)
+    K = len(sc.partnership_players)
+    assert np.array_equal(state.pairs[:K, ngs.PAIR_LOW], sc.partnership_players[:, 0])
