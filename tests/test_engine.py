@@ -222,6 +222,14 @@ def test_a_failing_kept_worker_fails_the_run_and_is_replaced(monkeypatch, tmp_pa
         os.waitpid(second, os.WNOHANG)
 
 
+@pytest.mark.parametrize("fill, dtype", [(0, np.int32), (False, bool), (np.nan, np.float32), (-1, np.int8),
+                                         (-0.0, np.float64), (0.0, np.float64)])
+def test_shared_full_is_np_full(fill, dtype):
+    from simcore.engine import processes
+    got, want = processes.shared_full((3, 7), fill, dtype), np.full((3, 7), fill, dtype)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()  # bit for bit: -0.0 and NaN too
+
+
 def _squares_into(out, i, group, forked):
     import os
     for r in group:

@@ -100,8 +100,11 @@ def _forget_memfd(key: int, fd: int) -> None:
 
 
 def shared_full(shape, fill, dtype) -> np.ndarray:
+    """``np.full`` in shared memory.  The kernel hands out new shared pages zeroed: a zero fill is left to
+    it, so the pages are first touched (faulted in) where they are written, by the process writing them."""
     out = shared_empty(shape, dtype)
-    out.fill(fill)
+    if np.any(np.asarray(fill, dtype) != 0) or np.signbit(np.asarray(fill, dtype)).any():
+        out.fill(fill)
     return out
 
 
