@@ -778,9 +778,9 @@ HUGE_PAGE_BLOCK = 4 << 20
 
 
 def _raise_session_errors(r, error, pair_start, pair_players, pair_direction) -> None:
-    bad = np.flatnonzero(error)
-    if not len(bad):
+    if not error.any():
         return
+    bad = np.flatnonzero(error)
     s = int(bad[0])
     name = r.session_names[s]
     if error[s] == ERR_DIRECTION:

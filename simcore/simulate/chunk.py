@@ -294,6 +294,8 @@ def _teams(seated: Seated, session_index):
     """(team_session, team_players (M, 4), team_names) of the team sessions: a team's two pairs are adjacent."""
     x = seated
     teams = np.flatnonzero(_IS_TEAM[x.kind])  # the team sessions (a few a chunk): work grows with them only
+    if not len(teams):  # most chunks of a pairs club world
+        return np.zeros(0, np.int32), np.zeros((0, 4), np.int32), np.array([], object)
     start = x.entry_start[teams]
     per = (x.entry_start[teams + 1] - start + 1) // 2  # teams a session: its entries at even offsets
     before = np.cumsum(per) - per
