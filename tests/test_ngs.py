@@ -137,7 +137,12 @@ def test_long_histories_grow_the_rings_and_still_match(seed, params, n_chunks):
     gave some seeds no player with more than 13)."""
     params["limit_days"] = 1096
     params["window"] = 2000.0
-    state = _compare_with_reference(seed, params, n_chunks, 150, gaps=(1, 2, 3))
+    sized = ngs.RING_BOARDS_PER_SESSION
+    ngs.RING_BOARDS_PER_SESSION = 2000.0 / 16  # players' rings start at 16 sessions (not 96), so they grow
+    try:
+        state = _compare_with_reference(seed, params, n_chunks, 150, gaps=(1, 2, 3))
+    finally:
+        ngs.RING_BOARDS_PER_SESSION = sized
     assert state.capacity > 16
 
 
@@ -348,6 +353,31 @@ def test_one_segment_grade_matches_current_grade_and_reference(seed, shape, n):
         ref = naive.grade_from_ring(ring, row["t"], ent_f[e, decay.EINIT], bool(ent_i[e, decay.IEVER]), row["real"], pad,
                                     shape, window)
         assert got == pytest.approx(ref, rel=1e-9, abs=1e-9, nan_ok=True)
+
+
+def test_players_rings_start_sized_for_the_window_in_player_order():
+    """new_state: every player's ring starts with room for the window's sessions (2000 boards -> 96), one
+    after another in player order; tracked partnerships at MIN_CAPACITY after them; a player who holds
+    no more than that never moves (same grades as the reference: test_kernel_matches_reference)."""
+    from simcore.schemes import decay
+    P = N_PLAYERS
+    scheme = ngs.NGSScheme(ngs.Params(partnership_grades=True))
+    state = scheme.new_state(table(P), 5)
+    ei = state.ent_i
+    assert (ei[:P, decay.ICAP] == 96).all() and (ei[P:, decay.ICAP] == decay.MIN_CAPACITY).all()
+    assert np.array_equal(ei[:, decay.IOFF], np.concatenate([[0], np.cumsum(ei[:-1, decay.ICAP])]))
+    assert state.pool[decay.PUSED] == state.pool[decay.PCAPS] == ei[:, decay.ICAP].sum()
+    rng = np.random.default_rng(3)
+    sessions, chunks = random_history(rng, 20, 3, gaps=(1, 2))
+    offsets = ei[:P, decay.IOFF].copy()
+    pt = PartnershipTable()
+    for chunk in chunks:
+        state = scheme.grow(state, 1)
+        scheme.apply(state, score_results(build([sessions[i] for i in chunk], N_PLAYERS), partnerships=pt), None)
+    assert state.ent_i[:P, decay.ICNT].max() > 0
+    assert np.array_equal(state.ent_i[:P, decay.IOFF], offsets)
+    small = ngs.NGSScheme(ngs.Params(window=300.0)).new_state(table(P), 1)  # 300 boards: 16 sessions
+    assert (small.ent_i[:, decay.ICAP] == decay.MIN_CAPACITY).all()
 
 
 def test_growing_rings_keeps_every_ring_in_order_and_the_pool_bounded():

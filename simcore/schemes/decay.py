@@ -542,26 +542,43 @@ def aligned_zeros(shape, dtype=np.float64, align: int = 128) -> np.ndarray:
     return buf[skip:skip + nbytes].view(dtype).reshape(shape)
 
 
-def new_pool(n_ent: int, first: int = MIN_CAPACITY):
-    """(ring_f, ring_i, ent_f, ent_i, pool) for ``n_ent`` entities with empty rings of MIN_CAPACITY
-    (``pool``: PUSED, PCAPS, PFIRST).  ``first``: the capacity a full ring of MIN_CAPACITY grows to
-    (sessions; a regular player's window, so that most rings move once, and players who keep
-    fewer than MIN_CAPACITY sessions take no more).
+def new_pool(n_ent: int, first: int = MIN_CAPACITY, sized: int = 0):
+    """(ring_f, ring_i, ent_f, ent_i, pool) for ``n_ent`` entities with empty rings (``pool``: PUSED,
+    PCAPS, PFIRST).  ``first``: the capacity a full ring of MIN_CAPACITY grows to (sessions; a regular
+    player's window, so that most rings move once).  ``sized``: the first ``sized`` entities (players)
+    start with rings of ``first`` sessions instead, one after another in entity order; the others
+    (partnerships: many, most with a few sessions) with MIN_CAPACITY.
+
+    Players' rings in entity order, each sized for a regular's window from the start: at national
+    scale nearly every 2 MB page of the pool holds a player who plays, so the room a player does not
+    use costs no memory that growing rings would not have touched (a national decade: ~560 MB in
+    place of 710 MB of slices grown into the pool's tail, and no slices of 16 left behind), rings
+    never move for a regular player, and a walk over the players in order (``grades``, every chunk)
+    reads the pool in order instead of at random (measured: 114-122 -> 65-66 ns per player on a
+    captured national state, same values).
 
     The pool is allocated with room for RESERVE_PER_ENTITY sessions an
     entity (or MIN_CAPACITY + ``first``): ``np.zeros`` of that size is lazily zeroed by the OS, so rows
     cost memory only once a ring reaches them, and growing rings rarely
     need the pool itself reallocated and copied.
     """
-    rows = n_ent * max(RESERVE_PER_ENTITY, MIN_CAPACITY + first)
+    sized = min(max(int(sized), 0), n_ent)
+    if first <= MIN_CAPACITY:
+        sized = 0  # a ring of MIN_CAPACITY already
+    caps = np.full(n_ent, MIN_CAPACITY, np.int64)
+    caps[:sized] = first
+    offsets = np.zeros(n_ent, np.int64)
+    np.cumsum(caps[:-1], out=offsets[1:])
+    used = int(caps.sum())
+    rows = max(n_ent * max(RESERVE_PER_ENTITY, MIN_CAPACITY + first), used + MIN_CAPACITY + first)
     ring_f = aligned_zeros((rows, N_RF))
     ring_i = aligned_zeros((rows, N_RI), RING_INT)
     ent_f = aligned_zeros((n_ent, N_EF))
     ent_f[:, EINIT] = np.nan
     ent_i = aligned_zeros((n_ent, N_EI), np.int64)
-    ent_i[:, IOFF] = np.arange(n_ent) * MIN_CAPACITY
-    ent_i[:, ICAP] = MIN_CAPACITY
-    return ring_f, ring_i, ent_f, ent_i, np.array([n_ent * MIN_CAPACITY, n_ent * MIN_CAPACITY, first], np.int64)
+    ent_i[:, IOFF] = offsets
+    ent_i[:, ICAP] = caps
+    return ring_f, ring_i, ent_f, ent_i, np.array([used, used, first], np.int64)
 
 
 def add_entities(ring_f, ring_i, ent_f, ent_i, pool, n_new: int):

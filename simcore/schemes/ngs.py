@@ -90,9 +90,9 @@ PAIR_INT = np.int32
 PAIR_LOW_COUNT, PAIR_HIGH_COUNT, PAIR_LOW = 0, 1, 2
 N_PAIR = 4
 HANDICAP_IMPS_PER_BOARD = 0.3086  # FR 7: IMPs per board per grade point of a team's mean grade
-# a player's ring of sessions starts at decay.MIN_CAPACITY and, once full, grows to the window's sessions at
-# this many boards a session (clubs play 18-27; 2000 boards -> 96 sessions, the most 99 % of national
-# players hold): one move for a regular, none for an occasional player (memory and speed only, no result)
+# a player's ring of sessions starts with room for the window's sessions at this many boards a session (clubs
+# play 18-27; 2000 boards -> 96 sessions, the most 99 % of national players hold), the players' rings in
+# player order (decay.new_pool, sized=): a ring moves only once it holds more (memory and speed only, no result)
 RING_BOARDS_PER_SESSION = 21.0
 
 
@@ -624,7 +624,7 @@ class NGSScheme(SchemeBase):
         P = players.n_players
         tracked = int(n_partnerships) if self.params.partnership_grades else 0
         first = -(-int(np.ceil(self.params.window / RING_BOARDS_PER_SESSION)) // 8) * 8
-        *arrays, pool = new_pool(P + tracked, first)
+        *arrays, pool = new_pool(P + tracked, first, sized=P)
         return NGSState(*arrays, pool=pool, pairs=_new_pairs(max(n_partnerships, 1)),
                         member=np.asarray(players.member, bool).copy(),
                         at_start=np.asarray(players.at_start, bool).copy(),
