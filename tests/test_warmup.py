@@ -69,7 +69,7 @@ def test_no_child_when_switched_off_or_marked(monkeypatch, tmp_path):
     assert warmup.start(SCHEMES) is None
 
 
-def test_marker_changes_with_the_sources(monkeypatch, tmp_path):
+def test_marker_changes_with_the_sources(tmp_path):
     import simcore
     before = warmup.marker_path()
     assert before == warmup.marker_path() and before.parent == Path(simcore.kernel_cache_dir())
@@ -77,10 +77,14 @@ def test_marker_changes_with_the_sources(monkeypatch, tmp_path):
     (fake / "engine").mkdir(parents=True)
     (fake / "__init__.py").write_text("")
     (fake / "engine" / "warmup.py").write_text("x = 1\n")
-    monkeypatch.setattr(simcore, "__file__", str(fake / "__init__.py"))
-    first = warmup.marker_path()
+    first = warmup.source_digest(fake, "0.68.1")
+    assert warmup.source_digest(fake, "0.68.1") == first
+    assert warmup.source_digest(fake, "0.69.0") != first  # another numba: another tree
     (fake / "engine" / "warmup.py").write_text("x = 22\n")  # another size: another source tree
-    assert warmup.marker_path() != first
+    second = warmup.source_digest(fake, "0.68.1")
+    assert second != first
+    (fake / "engine" / "play.py").write_text("")  # a new module: another source tree
+    assert warmup.source_digest(fake, "0.68.1") not in (first, second)
 
 
 def test_a_failing_child_is_not_retried_and_keeps_its_log(monkeypatch, tmp_path):

@@ -34,6 +34,7 @@ later runs start none.  No child either on a one-core machine, under
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -57,17 +58,31 @@ def marker_path() -> Path:
     Not keyed by the schemes: once per source tree is enough to halve a first run, and a later run
     with other schemes compiles what it lacks itself, as without warm-up (a test session runs the
     engine with dozens of scheme lists; each would otherwise start a child that only loads kernels).
+    The tree's digest is taken once per process (``_tree_digest``): the code a process runs is the
+    code it imported, and walking the tree cost ~1.7 ms a run (``simcore bench`` runs the engine
+    dozens of times).
     """
-    import numba
-
     import simcore
-    h = hashlib.sha1()
-    h.update(repr((numba.__version__, sys.version)).encode())
     root = Path(simcore.__file__).parent
+    return Path(simcore.kernel_cache_dir()) / f"warm-schemes-{_tree_digest(root)}"
+
+
+@functools.cache
+def _tree_digest(root: Path) -> str:
+    """16 hex digits of numba's and Python's versions and every source file's name, size and mtime."""
+    import numba
+    return source_digest(root, numba.__version__)
+
+
+def source_digest(root: Path, numba_version: str) -> str:
+    """16 hex digits of ``numba_version``, Python's version and every ``*.py`` file's path (relative to
+    ``root``), size and mtime under ``root``: another edit, another digest."""
+    h = hashlib.sha1()
+    h.update(repr((numba_version, sys.version)).encode())
     for path in sorted(root.rglob("*.py")):
         st = path.stat()
         h.update(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    return Path(simcore.kernel_cache_dir()) / f"warm-schemes-{h.hexdigest()[:16]}"
+    return h.hexdigest()[:16]
 
 
 def jobs(labels: list[str]) -> list[str]:
