@@ -236,14 +236,28 @@ def play_plan(plan, strength, week_of, session_index, setup: PassA, players, pla
     ``club_names`` of the Results.
     """
     seated = seat_sessions(plan, setup.key, np.asarray(session_index, np.int64))
-    T = int(seated.trav_start[-1])
-    out = Travellers(round=np.empty(T, np.int32), board=np.empty(T, np.int32), table=np.empty(T, np.int32),
-                     ns=np.empty((T, 2), np.int32), ew=np.empty((T, 2), np.int32), score=np.empty(T, np.int32))
+    out = _new_travellers(int(seated.trav_start[-1]))
     P = strength.shape[1]
     offset = np.zeros(P) if setup.card_offset is None else np.ascontiguousarray(setup.card_offset, np.float64)
     card = CardTotals(np.zeros(P, np.int64), np.zeros(P), offset)
     _play(seated, plan, session_index, week_of, strength, setup, out, card)
     return _results(plan, seated, out, session_index, players, player_names, venue_names), card
+
+
+def _new_travellers(T: int) -> Travellers:
+    """Uninitialised ``Travellers`` for T rows, all six arrays views of one allocation (32 bytes a row).
+
+    The play kernels write every row once, in the pages' first touch: at national scale a chunk's
+    travellers are ~30 MB of new memory, and its page faults cost ~20 % of the static play as six
+    allocations against one (``benchmarks/_play_ab.py``, loaded machine); one allocation takes fewer,
+    larger (transparent huge) pages.
+    """
+    widths = (1, 1, 1, 2, 2, 1)  # int32s a row: round, board, table, ns (2), ew (2), score
+    buf = np.empty(sum(widths) * T, np.int32)
+    at = np.cumsum((0,) + widths) * T
+    part = [buf[at[i]:at[i + 1]] for i in range(len(widths))]
+    return Travellers(round=part[0], board=part[1], table=part[2], ns=part[3].reshape(T, 2),
+                      ew=part[4].reshape(T, 2), score=part[5])
 
 
 def _play(seated: Seated, plan, session_index, week_of, strength, setup: PassA, out, card) -> None:
