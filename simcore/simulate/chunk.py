@@ -247,10 +247,12 @@ def play_plan(plan, strength, week_of, session_index, setup: PassA, players, pla
 def _new_travellers(T: int) -> Travellers:
     """Uninitialised ``Travellers`` for T rows, all six arrays views of one allocation (32 bytes a row).
 
-    The play kernels write every row once, in the pages' first touch: at national scale a chunk's
-    travellers are ~30 MB of new memory, and its page faults cost ~20 % of the static play as six
-    allocations against one (``benchmarks/_play_ab.py``, loaded machine); one allocation takes fewer,
-    larger (transparent huge) pages.
+    The play kernels write every row once: at national scale a chunk's travellers are ~32 MB, and when
+    that memory is new (freshly mapped) its page faults cost ~20 % of the static play as six allocations
+    against one, which takes fewer, larger (transparent huge) pages (``benchmarks/_play_ab.py``'s loop,
+    loaded machine).  In an engine run the allocator mostly hands back pages already touched, and the
+    play task's CPU moved little (``experiments.engine_schedule national 1 1``: 16.5-17.2 -> 16.4-16.6
+    ns per player-board, loaded machine).
     """
     widths = (1, 1, 1, 2, 2, 1)  # int32s a row: round, board, table, ns (2), ew (2), score
     buf = np.empty(sum(widths) * T, np.int32)
