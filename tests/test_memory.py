@@ -2,6 +2,8 @@
 
 import sys
 
+import pytest
+
 from simcore.engine import memory
 
 
@@ -15,3 +17,18 @@ def test_keep_freed_memory_takes_on_glibc():
 def test_nothing_happens_without_glibc(monkeypatch):
     monkeypatch.setattr(memory, "_libc", False)
     assert memory.keep_freed_memory() is False
+
+
+def test_small_pages_turns_numpy_huge_page_advice_off_and_restores_it():
+    switch = memory._huge_page_switch()
+    assert switch is not None  # numpy has had the switch since 1.20
+    before = switch(True)
+    try:
+        with memory.small_pages():
+            assert switch(False) is False  # the setting within the block: off
+        assert switch(True) is True  # restored on leaving it
+        with pytest.raises(KeyError), memory.small_pages():
+            raise KeyError("a failing run")
+        assert switch(True) is True  # restored when the run fails too
+    finally:
+        switch(before)

@@ -369,7 +369,8 @@ class Engine:
         gc.disable()
         memory.keep_freed_memory()  # a chunk's freed arrays serve the next one (engine.memory)
         try:
-            with watch_compiles(self._progress.compiling if self._progress else None) as watch:
+            with (memory.small_pages(),  # numpy's huge-page advice costs system time here (engine.memory)
+                  watch_compiles(self._progress.compiling if self._progress else None) as watch):
                 self._compile_watch = watch
                 return self._run()
         finally:
