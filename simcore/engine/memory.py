@@ -1,13 +1,13 @@
-"""Keep freed chunk arrays for the next chunk instead of handing them back to the kernel (glibc only).
+"""How a run's memory is mapped: freed chunk arrays kept for the next chunk (glibc only), small pages.
 
 A chunk's arrays (a national month: about a million travellers, several
 arrays of 4-10 MB) are allocated by numpy and numba, both through
 ``malloc``, and freed once every scheme has graded the chunk.  By default
 glibc returns such blocks to the kernel (blocks above its mmap threshold
 are unmapped at free; the top of a heap above its trim threshold is given
-back), so the next chunk faults in fresh pages that the kernel zeroes, and
-numpy asks for transparent huge pages on arrays of 4 MB and more, so each
-such fault zeroes 2 MB.  ``keep_freed_memory()`` raises the mmap threshold
+back), so the next chunk faults in fresh pages that the kernel zeroes (2 MB
+at a time where numpy advised huge pages: see ``small_pages`` below).
+``keep_freed_memory()`` raises the mmap threshold
 to glibc's maximum (32 MiB on 64-bit) and the trim threshold out of reach,
 so those blocks stay in the heap and are reused, by the next chunk and by
 the next run in the same process (``simcore bench``, a sweep's worker).
