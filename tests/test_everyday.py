@@ -3,6 +3,7 @@ what the commands print, and the figures' y-range."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -102,18 +103,12 @@ def test_compile_notice_says_first_run_only(capsys):
     assert capsys.readouterr().err == ""  # a warm cache says nothing
 
 
-def test_a_misshapen_slice_assignment_raises_without_compiling_string_formatting():
-    import numpy as np
+@contextlib.contextmanager
+def _compiled_names():
+    """The qualified names of the functions numba compiles within the block, in order."""
     from numba.core import event
 
-    from simcore._jit import kernel
-
-    @kernel(cache=False)
-    def put(a, b):
-        a[1:4] = b
-        return a[0]
-
-    compiled = []
+    compiled: list[str] = []
 
     class Names(event.Listener):
         def on_start(self, e):
@@ -123,6 +118,20 @@ def test_a_misshapen_slice_assignment_raises_without_compiling_string_formatting
             compiled.append(e.data["dispatcher"].py_func.__qualname__)
 
     with event.install_listener("numba:compile", Names()):
+        yield compiled
+
+
+def test_a_misshapen_slice_assignment_raises_without_compiling_string_formatting():
+    import numpy as np
+
+    from simcore._jit import kernel
+
+    @kernel(cache=False)
+    def put(a, b):
+        a[1:4] = b
+        return a[0]
+
+    with _compiled_names() as compiled:
         assert put(np.zeros(5), np.ones(3)) == 0.0
     with pytest.raises(ValueError, match="cannot assign slice"):
         put(np.zeros(5), np.ones(2))
@@ -165,7 +174,6 @@ def test_an_overload_compiles_once_for_kernels_whose_flags_it_does_not_inherit()
     inherit: the Python and C entry wrappers) is compiled once (``_jit._overload_impls_by_inherited_flags``)."""
     import numba
     import numpy as np
-    from numba.core import event
 
     from simcore._jit import helper, kernel
     if numba.config.DISABLE_JIT:
@@ -179,16 +187,7 @@ def test_an_overload_compiles_once_for_kernels_whose_flags_it_does_not_inherit()
     def cube(n):
         return np.empty((n, n, n, n), np.uint16).size + cube_in(n)
 
-    compiled = []
-
-    class Names(event.Listener):
-        def on_start(self, e):
-            pass
-
-        def on_end(self, e):
-            compiled.append(e.data["dispatcher"].py_func.__qualname__)
-
-    with event.install_listener("numba:compile", Names()):
+    with _compiled_names() as compiled:
         assert cube(2) == 32
     assert sorted(compiled).count("ol_np_empty.<locals>.impl") == 1, compiled
 
