@@ -174,7 +174,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from simcore import rng
-from simcore._jit import kernel
+from simcore._jit import helper, kernel
 from simcore._memory import huge_page_empty
 from simcore.rng import normal_quantile, seed_stream, uniform
 
@@ -265,7 +265,7 @@ def board_vulnerability(board: int) -> int:
     return int(_vulnerability(int(board)))
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def _vulnerability(board):
     b = (board - 1) % 16
     return (b + b // 4) % 4
@@ -428,7 +428,7 @@ def _other_suit(sa, st):
     return sb
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def _flat_options(P, st, opts, w):
     """FLAT: everyone bids the same contract and takes the same tricks.
 
@@ -447,7 +447,7 @@ def _flat_options(P, st, opts, w):
     return n
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def _partscore_options(P, st, opts, w):
     """PARTSCORE: A's partscore, another strain, one level higher (and doubled when
     that fails), sometimes passed out, sometimes B competes (and is doubled).
@@ -482,7 +482,7 @@ def _partscore_options(P, st, opts, w):
     return n
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def _game_options(P, st, opts, w):
     """GAME: A's game, a partscore stop, the other game (3NT or a major), one level
     too high, the game doubled when it fails, sometimes B's doubled sacrifice.
@@ -519,7 +519,7 @@ def _game_options(P, st, opts, w):
     return n
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def _slam_options(P, st, opts, w):
     """SLAM: A's small or grand slam, stopping in game, a grand that is one too
     many (or the small slam when the grand is on), the slam in the other strain.
@@ -547,7 +547,7 @@ def _slam_options(P, st, opts, w):
     return n
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def _play_noise(P, play, noise):
     """This deal's play noise: the base rates times the deal factor ``play``, at most 0.9 in all.
 
@@ -755,7 +755,7 @@ _NQ_TABLE = np.array([0.0] + [statistics.NormalDist().inv_cdf(i / _NQ_CELLS) for
                      + [0.0])
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def fast_normal(state):
     """Standard normal from one uniform: the inverse CDF interpolated in a table.
 
@@ -769,7 +769,7 @@ def fast_normal(state):
     return fast_normal_of(uniform(state))
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def fast_normal_of(u):
     """``fast_normal``'s standard normal from the uniform u it draws."""
     x = u * _NQ_CELLS
@@ -783,7 +783,7 @@ def fast_normal_of(u):
     return _NQ_TABLE[i] + f * (_NQ_TABLE[i + 1] - _NQ_TABLE[i])
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def board_code(deal, vul, flip):
     """Code of a board: deal ``deal`` of the pool at vulnerability ``vul`` (VUL_*).
 
@@ -799,7 +799,7 @@ def board_code(deal, vul, flip):
     return np.int32(2 * (4 * deal + 2 * va + vb) + flip)
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def deal_board(n_deals, vul, state):
     """Code of a fresh board at vulnerability ``vul``: a random deal of the pool, random side A.
 
@@ -829,14 +829,14 @@ def take_boards(scores, thresholds, codes, first, stop, slot_scores, slot_thresh
         codes[slot] = 2 * slot + (codes[slot] & 1)
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def field_sigma(field_strength, sigma_slope, sigma_floor):
     """Latent noise scale of a session whose players average ``field_strength`` grade points."""
     s = 1.0 - sigma_slope * (field_strength - 50.0)
     return s if s > sigma_floor else sigma_floor
 
 
-@kernel(inline="always")
+@kernel(forceinline=True)
 def latent_score(scores, thresholds, code, q):
     """NS score (bridge points) of board ``code`` for a table whose latent is ``q`` (side A's view)."""
     row = code >> 1
@@ -852,7 +852,7 @@ def latent_score(scores, thresholds, code, q):
     return scores[row, k] * (1 - 2 * (code & 1))     # side A's score, negated when A sits EW
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def draw_ns_score(scores, thresholds, code, s_ns, s_ew, alpha, sigma, state):
     """NS score (bridge points) at one table of board ``code``; one uniform draw.
 
@@ -862,7 +862,7 @@ def draw_ns_score(scores, thresholds, code, s_ns, s_ew, alpha, sigma, state):
     return ns_score_of(scores, thresholds, code, s_ns, s_ew, alpha, sigma, uniform(state))
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def ns_score_of(scores, thresholds, code, s_ns, s_ew, alpha, sigma, u):
     """``draw_ns_score`` from the uniform u it draws."""
     d = (s_ns - s_ew) * (1 - 2 * (code & 1))         # side A minus side B
@@ -1000,7 +1000,7 @@ def _poisson(mu, state):
     return total
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def poisson_step(m, exp_neg_m, state):
     """Poisson(m) for 0 < m <= 400 by inversion from one uniform, given exp_neg_m = exp(-m).
 
@@ -1024,7 +1024,7 @@ def poisson_inverse(m, exp_neg_m, u):
     return k
 
 
-@kernel(inline="always")
+@helper(forceinline=True)
 def mistakes_cost(n, state):
     """IMPs lost (against double dummy) to ``n`` card-play mistakes: one uniform each, MISTAKE_IMPS by MISTAKE_PROBS."""
     total = 0

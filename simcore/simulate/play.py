@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore._jit import kernel
+from simcore._jit import helper, kernel
 from simcore.bridge.model import (MAX_RUNGS, MEAN_MISTAKE_IMPS, _poisson, _vulnerability, deal_board, draw_ns_score,
                                   field_sigma, imps_lost_rate, mistakes_cost, ns_score_of, poisson_inverse,
                                   take_boards)
@@ -341,7 +341,7 @@ def _card_play_seats(seats, rates, st):
         _declare(2 * seats[i, 0], 2 * seats[i, 1], rates, st)
 
 
-@kernel(inline="always")  # the body of the loops above
+@helper(forceinline=True)  # the body of the loops above
 def _declare(j_ns, j_ew, rates, st):
     """One table-board's declarer and the IMPs they lose against double dummy (``draw_imps_lost`` over one
     board, no dummy draw), the same draws in the same order.
