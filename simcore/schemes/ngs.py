@@ -258,18 +258,24 @@ def _event_weight(c, event):
     return c.weight_club
 
 
+@helper(refcount=False, forceinline=True)
+def _entry_history(pp, e, j, n_players, n_tracked):
+    """The entity row of the ``j``-th history entry ``e`` touches (j 0, 1: its two players; 2: its
+    partnership), or -1 for an untracked partnership."""
+    if j < 2:
+        return pp.players[e, j]
+    pid = pp.partnership[e]
+    return n_players + pid if pid < n_tracked else -1
+
+
 @kernel(refcount=False, helper=True)
 def _make_room(ss, pp, rg, s, n_players, n_tracked):
     """Room for one more session in every history session ``s`` touches: a full ring grows
     (``decay.grow_ring``).  False when the pool itself is full (the caller enlarges it)."""
     for e in range(ss.pair_start[s], ss.pair_start[s + 1]):
-        pid = pp.partnership[e]
         for j in range(3):
-            if j < 2:
-                ent = pp.players[e, j]
-            elif pid < n_tracked:
-                ent = n_players + pid
-            else:
+            ent = _entry_history(pp, e, j, n_players, n_tracked)
+            if ent < 0:
                 break
             if rg.ent_i[ent, ICNT] >= rg.ent_i[ent, ICAP] - 1:
                 if not grow_ring(rg.ring_f, rg.ring_i, rg.ent_i, rg.pool, ent):
@@ -283,9 +289,9 @@ def _remove_session(ss, pp, rg, r, n_players, n_tracked, seq_base, tau):
     seq_r = seq_base + r
     for e in range(ss.pair_start[r], ss.pair_start[r + 1]):
         for j in range(3):
-            ent = pp.players[e, j] if j < 2 else n_players + pp.partnership[e]
-            if j == 2 and pp.partnership[e] >= n_tracked:
-                continue
+            ent = _entry_history(pp, e, j, n_players, n_tracked)
+            if ent < 0:
+                break
             for q in range(rg.ent_i[ent, ICNT]):
                 p = _phys(rg.ent_i, ent, q)
                 if rg.ring_i[p, RSEQ] == seq_r:
@@ -457,13 +463,9 @@ N_AHEAD = 12
 @helper(refcount=False, forceinline=True)
 def _prefetch_entry(pp, rg, e, n_players, n_tracked, stage):
     """One stage of the hints for entry ``e`` (its players, its tracked partnership)."""
-    pid = pp.partnership[e]
     for j in range(3):
-        if j < 2:
-            ent = pp.players[e, j]
-        elif pid < n_tracked:
-            ent = n_players + pid
-        else:
+        ent = _entry_history(pp, e, j, n_players, n_tracked)
+        if ent < 0:
             break
         if stage == 0:
             prefetch_entity(rg.ent_f, rg.ent_i, ent)
@@ -473,6 +475,7 @@ def _prefetch_entry(pp, rg, e, n_players, n_tracked, stage):
             old = rg.ring_i[_phys(rg.ent_i, ent, 0), RPID]
             if old >= 0 and old < rg.pairs.shape[0]:
                 prefetch(rg.pairs, old, 0)
+    pid = pp.partnership[e]
     if stage == 0 and pid < rg.pairs.shape[0]:
         prefetch(rg.pairs, pid, 0)
 
