@@ -114,7 +114,6 @@ def fork_workers(groups: list, work, tick=None, interval: float = 0.2) -> list:
     replicates (the errors name them).  This process takes a share itself because a fork and the exit of
     a process that inherited this one's few hundred MB of kernels and heap cost tens of milliseconds (a
     bench run is a few hundred), and its own heap is already faulted in."""
-    from multiprocessing.connection import wait
     kept = _kept
     if kept is not None and len(groups) > 1 and kept.lock.acquire(blocking=False):
         try:  # another thread's run holds the kept workers: this one forks its own
@@ -131,30 +130,18 @@ def fork_workers(groups: list, work, tick=None, interval: float = 0.2) -> list:
                 _serve(write, lambda: work(i, group, True), group)
             os.close(write)
             workers.append((pid, os.fdopen(read, "rb")))
-        results: list = [None] * len(groups)
-        results[-1] = work(len(groups) - 1, groups[-1], False)
+        def receive(i):
+            pid, f = workers[i]
+            data = f.read()  # the worker writes once, then exits
+            workers[i] = (None, f)
+            if data:
+                # its exit (unmapping its copy of this process: ~10 ms) need not delay the run
+                threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True).start()
+                return data
+            return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
         pending = {f.fileno(): i for i, (_, f) in enumerate(workers)}
-        while pending:
-            ready = wait(list(pending), timeout=interval)
-            if tick is not None:
-                tick()
-            for fd in ready:
-                i = pending.pop(fd)
-                pid, f = workers[i]
-                data = f.read()  # the worker writes once, then exits
-                workers[i] = (None, f)
-                if data:
-                    # its exit (unmapping its copy of this process: ~10 ms) need not delay the run
-                    threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True).start()
-                else:
-                    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-                    raise RuntimeError(f"the worker process running replicates {groups[i]} died "
-                                       f"(exit code {code}) before sending its results")
-                ok, value = pickle.loads(data)
-                if not ok:
-                    raise value
-                results[i] = value
-        return results
+        return _gather(groups, work, pending, receive, tick, interval)
     finally:
         for pid, f in workers:
             if pid is not None:  # an error elsewhere: stop the workers still running
@@ -192,6 +179,33 @@ def _serve(write: int, work, group) -> None:
             out.write(payload)
     finally:
         os._exit(code)
+
+
+def _gather(groups: list, work, pending: dict, receive, tick, interval: float) -> list:
+    """This process's share (the last group), then each worker's result as it arrives, for
+    ``fork_workers`` and the kept workers alike.  ``pending`` maps a descriptor to its worker's index;
+    an index is taken out before its worker is read, so the caller's cleanup finds the workers still
+    running there.  ``receive(i)`` returns worker ``i``'s pickled outcome, or its exit code (an int)
+    when it died without sending one: raised here as a ``RuntimeError`` naming its replicates, as is
+    a worker's own exception."""
+    from multiprocessing.connection import wait
+    results: list = [None] * len(groups)
+    results[-1] = work(len(groups) - 1, groups[-1], False)
+    while pending:
+        ready = wait(list(pending), timeout=interval)
+        if tick is not None:
+            tick()
+        for fd in ready:
+            i = pending.pop(fd)
+            data = receive(i)
+            if isinstance(data, int):
+                raise RuntimeError(f"the worker process running replicates {groups[i]} died "
+                                   f"(exit code {data}) before sending its results")
+            ok, value = pickle.loads(data)
+            if not ok:
+                raise value
+            results[i] = value
+    return results
 
 
 # --- kept workers ----------------------------------------------------------------------
@@ -338,7 +352,6 @@ class _KeptWorkers:
 
     def run(self, groups: list, work, tick, interval: float) -> list:
         """``fork_workers`` on the kept workers: ``work`` must pickle (see ``_Pickler``)."""
-        from multiprocessing.connection import wait
         self.ready(len(groups) - 1)
         busy = {}  # socket descriptor -> worker (and group) index
         try:
@@ -355,27 +368,15 @@ class _KeptWorkers:
                     code = self._drop(i, kill=False)
                     raise RuntimeError(f"the worker process for replicates {group} died (exit code {code}) "
                                        "before it was sent its share") from None
-            results: list = [None] * len(groups)
-            results[-1] = work(len(groups) - 1, groups[-1], False)
-            while busy:
-                ready = wait(list(busy), timeout=interval)
-                if tick is not None:
-                    tick()
-                for fd in ready:
-                    i = busy.pop(fd)
-                    try:
-                        message = _recv(self.workers[i][1])
-                    except (EOFError, OSError):
-                        message = None
-                    if message is None:
-                        code = self._drop(i, kill=False)
-                        raise RuntimeError(f"the worker process running replicates {groups[i]} died "
-                                           f"(exit code {code}) before sending its results")
-                    ok, value = pickle.loads(message[0])
-                    if not ok:
-                        raise value
-                    results[i] = value
-            return results
+
+            def receive(i):
+                try:
+                    message = _recv(self.workers[i][1])
+                except (EOFError, OSError):
+                    message = None
+                return self._drop(i, kill=False) if message is None else message[0]
+
+            return _gather(groups, work, busy, receive, tick, interval)
         finally:
             for i in busy.values():  # an error elsewhere: stop the workers still running
                 self._drop(i, kill=True)
