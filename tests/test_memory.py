@@ -32,3 +32,23 @@ def test_small_pages_turns_numpy_huge_page_advice_off_and_restores_it():
         assert switch(True) is True  # restored when the run fails too
     finally:
         switch(before)
+
+
+def test_no_cycle_collection_turns_the_collector_off_and_restores_it():
+    import gc
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        with memory.no_cycle_collection():
+            assert not gc.isenabled()
+        assert gc.isenabled()
+        with pytest.raises(KeyError), memory.no_cycle_collection():
+            raise KeyError("a failing run")
+        assert gc.isenabled()  # restored when the run fails too
+        gc.disable()
+        with memory.no_cycle_collection():
+            pass
+        assert not gc.isenabled()  # off before: left off
+    finally:
+        if was:
+            gc.enable()

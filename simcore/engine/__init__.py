@@ -353,31 +353,22 @@ class Engine:
     def run(self):
         """Simulate and grade; returns the Dataset.  Time spent compiling kernels (a first run only)
         is kept in ``compile_seconds`` and out of the throughput shown."""
-        import gc
-
         from simcore._jit import watch_compiles
         from simcore.engine import memory, warmup
         self._progress = _Progress(self.scenario.name) if self.progress else None
         self._worker_compile_seconds = 0.0  # the slowest worker's compiling, this run
         # on a first run, the schemes' kernels compile in a child process meanwhile (engine.warmup)
         self._warmup = warmup.start([v.label for v in self.variants])
-        # Python's cyclic collector off for the run: the run makes many short-lived containers and
-        # almost no cycles (about 1 200 objects in cycles after half a national year), so collections
-        # are pure cost: 350 of them, 0.5-0.6 s, in a half-year national run (gc.callbacks, loaded
-        # machine; ~6 % of its CPU); reference counting still frees everything else
-        collecting = gc.isenabled()
-        gc.disable()
         memory.keep_freed_memory()  # a chunk's freed arrays serve the next one (engine.memory)
         try:
-            with (memory.small_pages(),  # numpy's huge-page advice costs system time here (engine.memory)
+            with (memory.no_cycle_collection(),
+                  memory.small_pages(),  # numpy's huge-page advice costs system time here (engine.memory)
                   watch_compiles(self._progress.compiling if self._progress else None) as watch):
                 self._compile_watch = watch
                 return self._run()
         finally:
             if self._warmup is not None:
                 self._warmup.stop()  # still running only if the run failed before grading
-            if collecting:
-                gc.enable()
             self.compile_seconds = watch.seconds + self._worker_compile_seconds
             if self._progress is not None:
                 self._progress.close()
@@ -491,19 +482,12 @@ class Engine:
         """``_share`` in a kept worker (``processes.keep_workers``), on a copy of the engine sent for it:
         the run's settings that ``run`` makes in the parent (no warm-up child, the collector off,
         compilations counted)."""
-        import gc
-
         from simcore._jit import watch_compiles
+        from simcore.engine import memory
         self._warmup, self._progress = None, None
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            with watch_compiles(None) as watch:
-                self._compile_watch = watch
-                return self._share(i, group, True, job)
-        finally:
-            if collecting:
-                gc.enable()
+        with memory.no_cycle_collection(), watch_compiles(None) as watch:
+            self._compile_watch = watch
+            return self._share(i, group, True, job)
 
     def __getstate__(self):
         # a copy for a kept worker: without this run's progress bar, compile watch and warm-up child, nor
