@@ -1,6 +1,6 @@
 """``python -m simcore`` is the ``simcore`` command."""
 import sys
 
-from simcore.cli import main
+from simcore.cli import command
 
-sys.exit(main())
+sys.exit(command())
