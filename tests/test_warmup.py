@@ -144,3 +144,21 @@ def test_compiling_jobs_in_the_run_leaves_its_results_unchanged(monkeypatch, tmp
     stolen = engine.Engine("default", **args).run()
     assert done == warmup.jobs(SCHEMES)[::-1]  # every job, in this process, before the first grading
     xr.testing.assert_identical(plain, stolen)
+
+
+def test_the_child_freezes_its_objects_before_it_shuts_down(tmp_path):
+    # the run waits for the child to end: its shutdown's garbage collections are skipped (warmup's
+    # __main__); every job already taken, so the child compiles nothing here
+    import subprocess
+    import sys
+    labels = ["ngs", "ppi"]
+    for i in range(len(warmup.jobs(labels))):
+        assert warmup.take(tmp_path, i)
+    code = f"""
+import atexit, gc, runpy, sys
+atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count()))
+sys.argv = ["warmup", {str(tmp_path)!r}, *{labels!r}]
+runpy.run_module("simcore.engine.warmup", run_name="__main__")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(done.stdout.rsplit("frozen at exit:", 1)[1]) > 1000, done.stdout
