@@ -43,8 +43,11 @@ def time_one(tree, work, which, name, reps):
     # partnership sits in the hash table depends on the tree's hash function
     table = mod.PartnershipTable(len(c["table"]))
     table.ids(c["table"].players)
-    tables = [copy.deepcopy(table) for _ in range(2 * reps + 1)]
-    scored = mod.score_results(results, partnerships=tables.pop())
+    scored = mod.score_results(results, partnerships=copy.deepcopy(table))
+    # grown beforehand as the run's table is after its first chunks (a table grows a few times a run),
+    # so no repeat times a growth
+    table._reserve(len(scored.pair_boards))
+    tables = [copy.deepcopy(table) for _ in range(2 * reps)]
     _ab.save(work, name, which, scored.arrays())
     spent = {}
     originals = {k: getattr(mod, k) for k in KERNELS if hasattr(mod, k)}
