@@ -158,20 +158,25 @@ _pair = st.tuples(st.integers(0, 9), st.integers(0, 9)).filter(lambda p: p[0] !=
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.lists(st.tuples(_pair, _pair), max_size=40), min_size=1, max_size=5), st.integers(0, 10))
+@given(st.lists(st.lists(st.tuples(_pair, _pair, st.integers(1, 3)), max_size=40), min_size=1, max_size=5),
+       st.integers(0, 10))
 def test_session_entries_match_reference(sessions, n_players):
     # few players, so one player often sits in two pairs of a session (the hashed path); players with
-    # ids from n_players up are hashed too
+    # ids from n_players up are hashed too; a row repeated (a table's next boards) takes the shortcut
+    # for the same two pairs as the row before; sessions may have no rows
     from simcore.scoring.session import _session_entries
+    sessions = [[(ns, ew) for ns, ew, repeat in sess for _ in range(repeat)] for sess in sessions]
     rows = [r for sess in sessions for r in sess]
     trav_ns = np.array([r[0] for r in rows], np.int32).reshape(-1, 2)
     trav_ew = np.array([r[1] for r in rows], np.int32).reshape(-1, 2)
-    trav_start = np.cumsum([0] + [len(sess) for sess in sessions]).astype(np.int64)
+    trav_session = np.repeat(np.arange(len(sessions)), [len(sess) for sess in sessions]).astype(np.int32)
     ns, ew = np.full(len(rows), -1, np.int32), np.full(len(rows), -1, np.int32)
+    trav_start = np.full(len(sessions) + 1, -1, np.int64)
     pair_start = np.full(len(sessions) + 1, -1, np.int64)
-    _session_entries(trav_start, trav_ns, trav_ew, n_players, ns, ew, pair_start)
+    _session_entries(trav_session, trav_ns, trav_ew, n_players, ns, ew, trav_start, pair_start)
     want_ns, want_ew, want_start = naive.session_entries(sessions)
     assert ns.tolist() == want_ns and ew.tolist() == want_ew and pair_start.tolist() == want_start
+    assert trav_start.tolist() == np.cumsum([0] + [len(sess) for sess in sessions]).tolist()
 
 
 @settings(max_examples=100, deadline=None)

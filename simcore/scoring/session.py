@@ -48,9 +48,13 @@ def _pair_key(a, b):
 
 
 @kernel
-def _session_entries(trav_start, trav_ns, trav_ew, n_players, ns_entry, ew_entry, pair_start):
-    """Pass 1: the pair entry of each traveller's NS and EW pair, and each session's entries.
+def _session_entries(trav_session, trav_ns, trav_ew, n_players, ns_entry, ew_entry, trav_start, pair_start):
+    """Pass 1: each session's rows, the pair entry of each traveller's NS and EW pair, and each session's
+    entries.
 
+    trav_start (S+1 slots, written): session s owns rows [trav_start[s], trav_start[s + 1]) of the
+    travellers (``trav_session`` ascends), found by galloping from the previous session's end (a
+    session's rows are found in a few steps, where numpy's searchsorted took ~1 ms a national month).
     A session's pairs are its entries in order of first appearance (NS
     before EW within a traveller), numbered on from the previous session's
     (session s owns entries [pair_start[s], pair_start[s + 1]); pair_start
@@ -61,9 +65,26 @@ def _session_entries(trav_start, trav_ns, trav_ew, n_players, ns_entry, ew_entry
     pair to an open-addressing hash table stamped with the session index.
     Neither is cleared between sessions.
     """
+    T = trav_session.shape[0]
+    trav_start[0] = 0
     max_rows = 0
     for s in range(trav_start.shape[0] - 1):
-        max_rows = max(max_rows, trav_start[s + 1] - trav_start[s])
+        lo = trav_start[s]  # the first row past session s is in [lo, hi]
+        hi = lo
+        step = 1
+        while hi < T and trav_session[hi] <= s:
+            lo = hi + 1
+            hi += step
+            step *= 2
+        hi = min(hi, T)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if trav_session[mid] <= s:
+                lo = mid + 1
+            else:
+                hi = mid
+        trav_start[s + 1] = lo
+        max_rows = max(max_rows, lo - trav_start[s])
     size = 16
     while size < 4 * max_rows:
         size *= 2
@@ -79,6 +100,12 @@ def _session_entries(trav_start, trav_ns, trav_ew, n_players, ns_entry, ew_entry
         e0 = pair_start[s]
         count = 0
         for t in range(trav_start[s], trav_start[s + 1]):
+            if t > trav_start[s] and trav_ns[t, 0] == trav_ns[t - 1, 0] and trav_ns[t, 1] == trav_ns[t - 1, 1] \
+                    and trav_ew[t, 0] == trav_ew[t - 1, 0] and trav_ew[t, 1] == trav_ew[t - 1, 1]:
+                # the next board at the same table (most rows): the same two entries, no lookups
+                ns_entry[t] = ns_entry[t - 1]
+                ew_entry[t] = ew_entry[t - 1]
+                continue
             for side in range(2):
                 if side == 0:
                     a, b = trav_ns[t, 0], trav_ns[t, 1]
@@ -350,14 +377,19 @@ def _score_boards(n_boards, ends, sc, expected_plays, neuberg, butler_trim, t0, 
 def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, row_val, seen, last_round):
     """One pass over a session's rows (their entries from pass 1): each entry's players, directions sat
     (``seen``), boards, score total (in row order, from ``row_val[t - t0]``, the NS results) and,
-    when ``matches``, match rows (distinct rounds: rows are sorted by round)."""
+    when ``matches``, match rows (distinct rounds: rows are sorted by round).
+
+    Rows come in runs of one table's boards in a round (the same two entries, consecutive rows): each
+    run's two totals are added up in registers, in row order, and stored once, so consecutive rows no
+    longer wait on each other's stores (the same additions in the same order: the same totals)."""
     for e in range(e0, e1):
         seen[e - e0] = 0
         last_round[e - e0] = -(2 ** 31)
         pairs.boards[e] = 0
         pairs.score[e] = 0.0
         pairs.match_rows[e] = 0
-    for t in range(t0, t1):
+    t = t0
+    while t < t1:
         en, ew = out.ns_entry[t], out.ew_entry[t]
         if seen[en - e0] == 0:
             a, b = trav.ns[t, 0], trav.ns[t, 1]
@@ -367,19 +399,42 @@ def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, row_val, s
             pairs.players[ew, 0], pairs.players[ew, 1] = (a, b) if a < b else (b, a)
         seen[en - e0] |= 1
         seen[ew - e0] |= 2
-        v = row_val[t - t0]
-        pairs.score[en] += v
-        pairs.score[ew] += (100.0 - v) if mp_scoring else -v
-        pairs.boards[en] += 1
-        pairs.boards[ew] += 1
+        run_end = t + 1
+        while run_end < t1 and out.ns_entry[run_end] == en and out.ew_entry[run_end] == ew:
+            run_end += 1
+        ns_total = pairs.score[en]
+        if en == ew:  # a pair on both sides of its own table (an import's error): one total, row by row
+            for u in range(t, run_end):
+                v = row_val[u - t0]
+                ns_total += v
+                ns_total += (100.0 - v) if mp_scoring else -v
+            pairs.score[en] = ns_total
+        else:
+            ew_total = pairs.score[ew]
+            if mp_scoring:
+                for u in range(t, run_end):
+                    v = row_val[u - t0]
+                    ns_total += v
+                    ew_total += 100.0 - v
+            else:
+                for u in range(t, run_end):
+                    v = row_val[u - t0]
+                    ns_total += v
+                    ew_total -= v
+            pairs.score[en] = ns_total
+            pairs.score[ew] = ew_total
+        pairs.boards[en] += run_end - t
+        pairs.boards[ew] += run_end - t
         if matches:
-            r = trav.round[t]
-            if last_round[en - e0] != r:
-                last_round[en - e0] = r
-                pairs.match_rows[en] += 1
-            if last_round[ew - e0] != r:
-                last_round[ew - e0] = r
-                pairs.match_rows[ew] += 1
+            for u in range(t, run_end):
+                r = trav.round[u]
+                if last_round[en - e0] != r:
+                    last_round[en - e0] = r
+                    pairs.match_rows[en] += 1
+                if last_round[ew - e0] != r:
+                    last_round[ew - e0] = r
+                    pairs.match_rows[ew] += 1
+        t = run_end
 
 
 @kernel(refcount=False)
@@ -697,11 +752,11 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
     if expected_plays.shape != (S,) or (expected_plays < 0).any():
         raise ValueError(f"expected_plays: give one non-negative count per session ({S}), "
                          f"got shape {expected_plays.shape}")
-    trav_start = r.session_trav_bounds()
     ns_mp, ns_entry, ew_entry = _carve([(T, np.float64), (T, np.int32), (T, np.int32)])
     out = TravOut(ns_mp=ns_mp, ns_value=np.empty(T), ns_entry=ns_entry, ew_entry=ew_entry)
-    pair_start = np.empty(S + 1, np.int64)
-    _session_entries(trav_start, r.trav_ns, r.trav_ew, r.n_players, out.ns_entry, out.ew_entry, pair_start)
+    trav_start, pair_start = np.empty(S + 1, np.int64), np.empty(S + 1, np.int64)
+    _session_entries(r.trav_session, r.trav_ns, r.trav_ew, r.n_players, out.ns_entry, out.ew_entry, trav_start,
+                     pair_start)
     E = int(pair_start[-1])
     (players, direction, group, boards, score, beaten, n_ranked, match_rows, pair_team_local, pair_team,
      match_start, pair_partnership) = _carve([((E, 2), np.int32), (E, np.int8), (E, np.int32), (E, np.int32),
