@@ -232,6 +232,27 @@ def test_pickup_partners_correlate_more_with_a_higher_setting():
     assert got[0.8] > got[0.0] + 0.4, got
 
 
+@pytest.mark.parametrize("strength", [[52.0, 47.5, 61.0, 40.0, 55.5, 70.0, 44.0, 58.0],   # distinct: by rank
+                                      [50.0, 50.0, 60.0, 40.0, 50.0, 70.0, 40.0, 55.0],   # ties
+                                      [50.0, np.nan, 60.0, 40.0, 50.0, 70.0, 40.0, 55.0]])  # a NaN: keys all 0
+def test_pick_up_players_are_ordered_by_a_stable_sort_of_their_keys(strength):
+    """With pickup_correlation 1 a pick-up player's sorting key is the standardised strength itself, so the
+    order is the stable sort by strength (ties keep the shuffled order; a NaN makes every key 0): the
+    compiled kernel (ranks, or the insertion sort when two keys share a place) and its Python twin agree."""
+    import numba
+    from simcore.world import plan
+
+    strength = np.array(strength)
+    shuffled = np.array([3, 0, 1, 7, 4, 2, 5, 6], np.int32)
+    want = shuffled if np.isnan(strength).any() else np.array(sorted(shuffled, key=lambda p: strength[p]))
+    pair = numba.njit(lambda st, singles, strength, key, placed: plan._pair_by_strength(
+        st, singles, len(singles), strength, 1.0, key, placed))
+    for run in (pair, pair.py_func):
+        singles = shuffled.copy()
+        run(rng.new_stream(KEY, 1, 2), singles, strength, np.empty(8), np.empty(8, np.int32))
+        np.testing.assert_array_equal(singles, want)
+
+
 def test_strength_skew_and_spread_follow_the_scenario():
     from scipy import stats
     sc = scenario.with_overrides(scenario.load_scenario("online"), {
