@@ -124,6 +124,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore._jit import kernel
+from simcore._memory import huge_page_empty, prefetch, prefetch_row
 from simcore.movements.registry import kind_flags
 from simcore.results import MOVEMENT_KINDS, day_to_month, days_to_months
 from simcore.schemes import SchemeBase
@@ -293,15 +294,25 @@ cache line): the state's ``rating``, ``pending``, ``sessions``, ``month_sessions
 partnership ever seen (five million slots, 150 MB, in a national decade), so each field in its own array
 cost a cache miss per field; in one record a pair costs one.  Measured on captured national chunks
 (loaded machine): ``apply`` 0.75x the time with separate arrays in year 1 and in year 10; a small club
-state that fits in cache is unchanged."""
+state that fits in cache is unchanged.
+
+The record array and ``players`` sit on 2 MB pages (``huge_page_empty``), so a random slot costs no
+page walk, and the kernels prefetch the slots they will read next (the next session's pairs in
+``_apply_kernel``, the touched slots ``_PUBLISH_AHEAD`` ahead in ``_publish``), so the misses overlap.
+Measured on captured national chunks (years 5 and 10, 88 k and 87 k pair entries in states of 3.4 and
+5.1 M slots; min of 8, separate processes interleaved, loaded machine): ``apply`` 13.7-14.3 ms before,
+8.2-9.6 ms after (0.60-0.67x); without the huge pages 10.7-10.9 ms."""
 
 
 def _partnership_arrays(n: int) -> dict:
-    slot = np.zeros(n, SLOT_RECORD)
+    slot = huge_page_empty(n, SLOT_RECORD)
+    slot[...] = np.zeros((), SLOT_RECORD)
     slot["last_day"] = NEVER
+    players = huge_page_empty((n, 2), np.int32)
+    players[...] = -1
     return dict(rating=slot["rating"], pending=slot["pending"], sessions=slot["sessions"],
                 month_sessions=slot["month_sessions"], last_day=slot["last_day"],
-                players=np.full((n, 2), -1, np.int32), touched=np.zeros(n, np.int32),
+                players=players, touched=np.zeros(n, np.int32),
                 is_touched=slot["is_touched"], fit_ids=np.zeros(n, np.int32), in_fit=slot["in_fit"])
 
 
@@ -329,10 +340,18 @@ def grade_to_rating(grade, params: Params):
 
 # --- the session kernel -----------------------------------------------------
 
+_PUBLISH_AHEAD = 16
+
+
 @kernel(refcount=False, helper=True)
 def _publish(st):
     """Add the unpublished adjustments and session counts of touched pairs."""
-    for t in range(st.clock[2]):
+    n = st.clock[2]
+    for t in range(n):
+        if t + _PUBLISH_AHEAD < n:  # the touched slots lie anywhere in the state: start loading ahead
+            q = st.touched[t + _PUBLISH_AHEAD]
+            prefetch(st.rating, q)
+            prefetch_row(st.players, q, 0)
         p = st.touched[t]
         d = st.pending[p]
         st.rating[p] += d
@@ -543,7 +562,13 @@ def _apply_kernel(ss, pp, mm, st, c, tmp):
     n_used (int32) have one slot per pair entry.  ``out_after`` (E, 2)
     receives grade points or NaN.
     """
-    for s in ss.order:
+    n_order = ss.order.shape[0]
+    for j in range(n_order):
+        s = ss.order[j]
+        if j + 1 < n_order:  # the next session's slots start loading while this one is rated
+            nxt = ss.order[j + 1]
+            for e in range(ss.pair_start[nxt], ss.pair_start[nxt + 1]):
+                prefetch(st.rating, pp.partnership[e])
         if c.monthly and ss.month[s] != st.clock[0] and st.clock[0] >= 0:
             _publish(st)
         st.clock[0] = ss.month[s]
