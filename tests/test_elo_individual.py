@@ -65,6 +65,40 @@ def test_fit_kernel_is_the_plain_gauss_seidel_bit_for_bit(seed, ridge, bound, wa
     np.testing.assert_array_equal(x, np.array(want))
 
 
+def club_system(rng, n_players, m):
+    """Distinct pairs of a world of clubs of 30 (one pair in ten across clubs): players with one pair
+    beside players with dozens, and long chains of partners, as in a national fit."""
+    club = rng.integers(0, n_players // 30, n_players)
+    chosen = set()
+    while len(chosen) < m:
+        a = int(rng.integers(0, n_players))
+        mates = np.flatnonzero(club == club[a]) if rng.random() < 0.9 else np.arange(n_players)
+        b = int(rng.choice(mates))
+        if a != b:
+            chosen.add((a, b) if rng.random() < 0.5 else (b, a))
+    a, b = (np.array(col, np.int32) for col in zip(*sorted(chosen, key=lambda _: rng.random())))
+    return a, b, rng.normal(1500, 120, m), rng.uniform(0.2, 5.0, m)
+
+
+def test_fit_kernel_keeps_the_plain_sweep_on_a_club_world_with_work_arrays_kept():
+    """A few hundred players: the sweep's level-and-pairs order differs from id order in earnest; the work
+    arrays of a larger fit are reused, unwiped, by a smaller one (as the scheme keeps them)."""
+    rng = np.random.default_rng(18)
+    n_players = 240
+    work = elo._fit_work(n_players, 900)
+    for m in (900, 300):
+        a, b, r, w = club_system(rng, n_players, m)
+        x0 = rng.normal(1500, 300, n_players)
+        x0[rng.random(n_players) < 0.3] = np.nan
+        x = x0.copy()
+        sweeps = elo._fit_kernel(a, b, r, w, 0.05, 0.0, x, 1e-9, 10000, work)
+        want, want_sweeps = naive.naive_gauss_seidel(a.tolist(), b.tolist(), r.tolist(), w.tolist(), n_players,
+                                                     0.05, 0.0, 1e-9, 10000, x0.tolist())
+        assert sweeps == want_sweeps > 10
+        np.testing.assert_array_equal(x, np.array(want))
+    assert work.rank[:np.isfinite(x).sum()].max() // elo._DEGREE_RUNS > 3  # several levels: not id order
+
+
 @settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), later=st.booleans())
 def test_established_pairs_kernel_matches_the_reference(seed, later):
