@@ -309,7 +309,7 @@ Measured on captured national chunks (years 5 and 10, 88 k and 87 k pair entries
 
 def _partnership_arrays(n: int) -> dict:
     slot = huge_page_empty(n, SLOT_RECORD)
-    slot[...] = np.zeros((), SLOT_RECORD)
+    slot.view(np.uint8)[:] = 0  # a memset (assigning a zero record went field by field: 1.8 s for 5 M slots)
     slot["last_day"] = NEVER
     players = huge_page_empty((n, 2), np.int32)
     players[...] = -1
