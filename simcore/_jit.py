@@ -187,6 +187,48 @@ def _overload_impls_by_inherited_flags() -> None:
 _overload_impls_by_inherited_flags()
 
 
+def _cache_loads_without_registry_refresh() -> None:
+    """Load a kernel from the kernel cache without first filling numba's compile registries.
+
+    numba's ``Cache.load_overload`` calls ``target_context.refresh()`` before it loads a cached
+    kernel: the first call in a process imports numba's whole library of typing and lowering
+    implementations (``CPUContext.load_additional_registries``: linear algebra, typed containers,
+    jitclass, datetimes, random generators...) and installs their registries, 0.44 s of a warm
+    run's life (loaded machine) for code that is only loaded, never compiled.  Loaded code needs of
+    all that only numba's runtime (NRT), which that refresh initialises first: that is done here
+    (``rtsys.initialize``, as the refresh does it).  A compile still gets every registry: numba's
+    compiler refreshes both contexts itself (``CompilerBase.__init__``).  Applied only when those
+    three numba methods are the ones read here (sha1 of their source), so another numba is left as
+    it is.
+    """
+    import hashlib
+    import inspect
+
+    from numba.core import caching, compiler, cpu
+    from numba.core.runtime import rtsys
+    try:
+        source = (inspect.getsource(caching.Cache.load_overload)
+                  + inspect.getsource(cpu.CPUContext.load_additional_registries)
+                  + inspect.getsource(compiler.CompilerBase.__init__))
+    except (OSError, TypeError):
+        return
+    if hashlib.sha1(source.encode()).hexdigest() != "696264315a567ee1b4b16be4ba08d029ebfd657f":
+        return
+
+    def load_overload(self, sig, target_context):
+        if type(target_context) is cpu.CPUContext:
+            rtsys.initialize(target_context)
+        else:
+            target_context.refresh()
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+    caching.Cache.load_overload = load_overload
+
+
+_cache_loads_without_registry_refresh()
+
+
 # sha1 of the source of the numba methods ``_link_only_pipeline`` relies on (numba 0.68.1), in this
 # order: a numba whose code differs compiles helpers as stock numba does
 _LINK_ONLY_NUMBA_SHA1 = "8c5f7d3c21b82474c114cc39b303e6f9b88e6085"

@@ -269,6 +269,82 @@ def test_a_helper_compiles_no_machine_code_of_its_own_and_loads_from_the_cache_f
     assert compiled == ["total"]
 
 
+
+_LOAD_ONLY_MODULE = '''
+import numpy as np
+from simcore._jit import kernel
+
+@kernel
+def running_totals(boards):
+    out = np.empty(boards.size, np.int64)  # numba's runtime allocates the result
+    t = 0
+    for i in range(boards.size):
+        if boards[i] < 0:
+            raise ValueError("negative boards at row", i, boards[i])
+        t += boards[i]
+        out[i] = t
+    return out
+
+@kernel
+def last_total(boards):
+    return np.cumsum(boards)[-1]
+'''
+
+_LOAD_ONLY_RUN = '''
+import sys
+import numpy as np
+from numba.core import cpu, event
+import loadonly
+refreshed = []
+original = cpu.CPUContext.refresh
+cpu.CPUContext.refresh = lambda self: (refreshed.append(1), original(self))[1]
+compiled = []
+class Names(event.Listener):
+    def on_start(self, e):
+        pass
+    def on_end(self, e):
+        compiled.append(e.data["dispatcher"].py_func.__name__)
+with event.install_listener("numba:compile", Names()):
+    totals = loadonly.running_totals(np.array([3, 4, 5])).tolist()
+    refreshed_to_load = len(refreshed)
+    try:
+        loadonly.running_totals(np.array([2, -1]))
+        raised = None
+    except ValueError as e:
+        raised = list(e.args)
+    # a compile after the loads gets every registry
+    later = loadonly.last_total(np.arange(4.0)) if sys.argv[1:] == ["later"] else 0.0
+print(repr((totals, raised, refreshed_to_load, compiled, float(later), len(refreshed) > 0)))
+'''
+
+
+def test_a_cached_kernel_loads_without_numbas_compile_registries(tmp_path):
+    """A process that only loads kernels from the cache does not fill numba's compile registries
+    (``_jit._cache_loads_without_registry_refresh``), yet the loaded kernel allocates through numba's
+    runtime and raises with run-time values, and a kernel compiled afterwards still compiles."""
+    import ast
+
+    import numba
+    if numba.config.DISABLE_JIT:
+        pytest.skip("no compiled kernels under NUMBA_DISABLE_JIT")
+    (tmp_path / "loadonly.py").write_text(_LOAD_ONLY_MODULE)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)]),
+           "SIMCORE_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("NUMBA_CACHE_DIR", None)
+
+    def run(*args):
+        out = subprocess.run([sys.executable, "-c", _LOAD_ONLY_RUN, *args], env=env, cwd=tmp_path,
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return ast.literal_eval(out.stdout.strip().splitlines()[-1])
+
+    first = run()  # compiles running_totals into the cache
+    assert first[:2] == ([3, 7, 12], ["negative boards at row", 1, -1]) and "running_totals" in first[3]
+    totals, raised, refreshed_to_load, compiled, later, refreshed_later = run("later")  # loads it
+    assert (totals, raised) == ([3, 7, 12], ["negative boards at row", 1, -1])
+    assert "running_totals" not in compiled and refreshed_to_load == 0
+    assert later == 6.0 and "last_total" in compiled and refreshed_later
+
 # --- scenario templates -----------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["default", "online"])
