@@ -120,6 +120,8 @@ params_strategy = st.fixed_dictionaries({
     "weight_mode": st.sampled_from(["session", "boards"]),
     "partnership_grades": st.booleans(),
     "limit_days": st.sampled_from([1096, 200]),
+    "provisional_boards": st.sampled_from([300.0, 40.0]),
+    "mature_boards": st.sampled_from([1000.0, 120.0]),
 })
 
 
@@ -175,6 +177,13 @@ def _compare_with_reference(seed, params, n_chunks, n_sessions, gaps=(1, 3, 7, 3
         if i in ref.hist and not ref.hist[i] and ref.ever.get(i):
             want[i] = np.nan
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-8)
+    # the snapshot's extras, taken in the same pass as the grades (_grades_all)
+    ex = scheme.extras(state, last)
+    want_ex = np.array([ref.snapshot_extras(i, last, g) for i, g in enumerate(got)])
+    np.testing.assert_array_equal(ex["status"], want_ex[:, 0])
+    np.testing.assert_array_equal(ex["band"], want_ex[:, 1])
+    np.testing.assert_array_equal(ex["band"], ngs.band_code(got))
+    np.testing.assert_array_equal(ex["boards_3y"], want_ex[:, 2])
     return state
 
 

@@ -81,6 +81,25 @@ class NaiveNGS:
             return sgw / sw
         return init if not self.ever.get(ent, False) else math.nan
 
+    def snapshot_extras(self, ent, day, grade):
+        """(status, band, boards within three years) of a player on ``day`` with current grade ``grade``:
+        status 0 provisional (fewer than provisional_boards ever), 3 out of date (fewer within three
+        years), 2 mature (mature_boards or more within three years), else 1; band the number of
+        NGS_BANDS_LOWER bounds the grade reaches (NaN without a grade)."""
+        self._evict(ent, day)
+        recent = float(sum(sess["boards"] for sess in self.hist[ent]))
+        p = self.p
+        if self.total.get(ent, 0) < p.provisional_boards:
+            status = 0
+        elif recent < p.provisional_boards:
+            status = 3
+        elif recent >= p.mature_boards:
+            status = 2
+        else:
+            status = 1
+        band = math.nan if math.isnan(grade) else float(sum(grade >= b for b in NGS_BANDS_LOWER))
+        return status, band, recent
+
     def add(self, ent, g, boards, span, phi, day, pid, seq):
         h = self.hist.setdefault(ent, [])
         q = len(h)
