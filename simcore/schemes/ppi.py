@@ -307,13 +307,16 @@ def _rate_sessions(ss, tt, pair_players, m_rule, guests_self_update, pl, out_aft
         if mo != pl.month[0]:
             _add_boards(boards, pair_players, rated)
             _start_month(mo, pl.month, k, pl.w, m_w, rated, pl.k_start, pl.r_start, rule)
-        for t in range(ss.trav_start[s], ss.trav_start[s + 1]):
-            ns = tt.ns_entry[t]
-            ew = tt.ew_entry[t]
-            q0 = pair_players[ns, 0]
-            q1 = pair_players[ns, 1]
-            q2 = pair_players[ew, 0]
-            q3 = pair_players[ew, 1]
+        # unsigned indices (the pair entries and players are valid: ``_validate``, or the engine's own
+        # chunks): numba wraps a negative signed index (a compare, a select and the array's length kept in a
+        # register, for each of the ~25 indexings a board), which doubled the loop's instructions
+        for t in range(np.uint64(ss.trav_start[s]), np.uint64(ss.trav_start[s + 1])):
+            ns = np.uint64(tt.ns_entry[t])
+            ew = np.uint64(tt.ew_entry[t])
+            q0 = np.uint64(pair_players[ns, 0])
+            q1 = np.uint64(pair_players[ns, 1])
+            q2 = np.uint64(pair_players[ew, 0])
+            q3 = np.uint64(pair_players[ew, 1])
             boards[ns] += 1
             boards[ew] += 1
             a0 = ppi[q0]
