@@ -358,6 +358,35 @@ def test_grow_keeps_the_ratings_and_apply_asks_for_it():
     assert (state.last_day[2:] == elo.NEVER).all() and (state.players[2:] == -1).all()
 
 
+@pytest.mark.parametrize("records", [True, False])
+def test_grow_keeps_every_slot_field_and_the_lists_in_use(records):
+    """``grow`` copies the slot records in one pass (or field by field, for a state without them), and of
+    ``touched`` and ``fit_ids`` the entries in use; a pair rated after growing sees the same state."""
+    rng = np.random.default_rng(5)
+    scheme = elo.EloPairsScheme(elo.Params(established_sessions=2))
+    ids = {}
+    sessions = random_sessions(rng, 12, 10)
+    scored = build(sessions, ids)
+    state = scheme.new_state(players(10), len(ids))
+    scheme.apply(state, scored, None)
+    assert state.clock[2] > 0 and state.clock[4] > 0  # pairs touched this month, fit candidates
+    if not records:
+        state.slots = None
+    names = ("rating", "pending", "sessions", "month_sessions", "last_day", "is_touched", "in_fit", "players")
+    before = {name: getattr(state, name).copy() for name in names}
+    n_t, n_f = int(state.clock[2]), int(state.clock[4])
+    touched, fit_ids = state.touched[:n_t].copy(), state.fit_ids[:n_f].copy()
+    k = state.capacity
+    state = scheme.grow(state, 3 * k)
+    assert state.capacity >= 3 * k
+    for name in names:
+        assert np.array_equal(getattr(state, name)[:k], before[name]), name
+    assert (state.last_day[k:] == elo.NEVER).all() and (state.players[k:] == -1).all()
+    assert not state.rating[k:].any() and not state.sessions[k:].any() and not state.in_fit[k:].any()
+    assert np.array_equal(state.touched[:n_t], touched) and np.array_equal(state.fit_ids[:n_f], fit_ids)
+    assert np.shares_memory(state.rating, state.slots) and np.shares_memory(state.in_fit, state.slots)
+
+
 def _one():
     return build([session(DAY, KIND_HOWELL, [(0, 1), (2, 3)], [1, 0])])
 

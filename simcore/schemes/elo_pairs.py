@@ -243,6 +243,8 @@ class EloPairsState:
         indiv          float64  last individual ratings fitted (warm start), NaN = none
     clock  int64 (5): current month (−1 before any session), last day processed
            (NEVER before any), n_touched, n_fit_sorted, n_fit.
+    slots     the record array (``SLOT_RECORD``) whose fields are rating ... in_fit above; ``grow``
+              copies it in one pass.  None in a state built otherwise (``grow`` copies field by field).
     fit_work  the individual fit's work arrays (``FitWork``), kept from one snapshot to the next;
               None until the first fit.  Scratch, not state: nothing in them carries over.
 
@@ -266,6 +268,7 @@ class EloPairsState:
     player_seed: np.ndarray
     indiv: np.ndarray
     clock: np.ndarray
+    slots: np.ndarray | None = field(default=None, repr=False, compare=False)
     fit_work: FitWork | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -282,10 +285,6 @@ def _ratings(state: EloPairsState) -> Ratings:
     return Ratings(state.rating, state.pending, state.sessions, state.month_sessions, state.last_day, state.players,
                    state.touched, state.is_touched, state.fit_ids, state.in_fit, state.player_sum, state.player_count,
                    state.player_seed, state.clock)
-
-
-_PARTNERSHIP_FIELDS = ("rating", "pending", "sessions", "month_sessions", "last_day", "players",
-                       "touched", "is_touched", "fit_ids", "in_fit")
 
 
 SLOT_RECORD = np.dtype([("rating", np.float64), ("pending", np.float64), ("sessions", np.int32),
@@ -313,7 +312,7 @@ def _partnership_arrays(n: int) -> dict:
     slot["last_day"] = NEVER
     players = huge_page_empty((n, 2), np.int32)
     players[...] = -1
-    return dict(rating=slot["rating"], pending=slot["pending"], sessions=slot["sessions"],
+    return dict(slots=slot, rating=slot["rating"], pending=slot["pending"], sessions=slot["sessions"],
                 month_sessions=slot["month_sessions"], last_day=slot["last_day"],
                 players=players, touched=np.zeros(n, np.int32),
                 is_touched=slot["is_touched"], fit_ids=np.zeros(n, np.int32), in_fit=slot["in_fit"])
@@ -892,9 +891,19 @@ class EloPairsScheme(SchemeBase):
             return state
         new = max(int(n_partnerships), old + old // 2)
         fresh = _partnership_arrays(new)
-        for name in _PARTNERSHIP_FIELDS:
+        if state.slots is not None:  # the records as bytes: 7.5 ms for 3.4 M slots (a record assignment or the
+            # seven fields one by one: 73 or 51 ms, numpy's structured copy going field by field)
+            fresh["slots"].view(np.uint8)[:old * SLOT_RECORD.itemsize] = state.slots.view(np.uint8)
+            copied = ("players",)
+        else:
+            copied = ("rating", "pending", "sessions", "month_sessions", "last_day", "is_touched", "in_fit",
+                      "players")
+        for name in copied:
             fresh[name][:old] = getattr(state, name)
-            setattr(state, name, fresh[name])
+        for name, n in (("touched", state.clock[2]), ("fit_ids", state.clock[4])):  # only the first n are read
+            fresh[name][:n] = getattr(state, name)[:n]
+        for name, value in fresh.items():
+            setattr(state, name, value)
         return state
 
     # rating -------------------------------------------------------------------
