@@ -742,11 +742,10 @@ class NGSScheme(SchemeBase):
         if state.n_tracked == 0:
             return {"grade": np.full(state.pairs.shape[0], np.nan)}
         first, stop = state.n_players, state.n_players + state.n_tracked
-        g = np.empty(stop - first)
-        _grades_all(self._rings(state), first, stop, int(day), self._consts(), self._shape, False, g,
-                    np.empty((0, 3)), (0.0, 0.0))
-        boards = np.array([ring_boards(state.ent_f, state.n_players + k)
-                           for k in range(state.n_tracked)])
+        g, status = np.empty(stop - first), np.empty((stop - first, 3))
+        _grades_all(self._rings(state), first, stop, int(day), self._consts(), self._shape, False, g, status,
+                    (0.0, 0.0))
+        boards = status[:, 2].copy()  # taken in the same pass (a kernel call a partnership: ~0.4 us each)
         g[boards < self.params.partnership_boards] = np.nan
         return {"grade": g, "boards_3y": boards}
 
