@@ -164,24 +164,25 @@ def _choose_slot(state, p, pl, ven, wk, rules):
     first, stop = wk.club_slot_first, wk.club_slot_stop
     n_clubs = ven.club_isolated.shape[0]
     h = pl.home[p]
-    if wk.mixing and not ven.club_isolated[h] and n_clubs > 1 and uniform(state) < rules.travel_rate:
+    hu = np.uint64(h)  # unsigned indices: see _take_records
+    if wk.mixing and not ven.club_isolated[hu] and n_clubs > 1 and uniform(state) < rules.travel_rate:
         c = below(state, n_clubs - 1)
         if c >= h:
             c += 1
         if not ven.club_isolated[c] and stop[c] > first[c]:
             return first[c] + below(state, stop[c] - first[c])
-    n_home = stop[h] - first[h]
+    n_home = stop[hu] - first[hu]
     s2 = pl.second[p]
     n_second = 0
     if wk.mixing and s2 >= 0:
-        n_second = stop[s2] - first[s2]
+        n_second = stop[np.uint64(s2)] - first[np.uint64(s2)]
     total = n_home + rules.second_weight * n_second
     if total <= 0:
         return -1
     x = uniform(state) * total
     if x < n_home:
-        return first[h] + min(int(x), n_home - 1)
-    return first[s2] + min(int((x - n_home) / rules.second_weight), n_second - 1)
+        return first[hu] + min(int(x), n_home - 1)
+    return first[np.uint64(s2)] + min(int((x - n_home) / rules.second_weight), n_second - 1)
 
 
 @_helper  # called per record: see _choose_slot
@@ -278,14 +279,15 @@ def _by_slot(rec, nrec, n_slots, counts, fill, order):
     for s in range(n_slots + 1):
         counts[s] = 0
     for r in range(nrec):
-        counts[rec.slot[r] + 1] += 1
+        counts[np.uint64(rec.slot[r] + 1)] += 1  # unsigned indices: see _take_records
     for s in range(n_slots):
         counts[s + 1] += counts[s]
     for s in range(n_slots):
         fill[s] = counts[s]
     for r in range(nrec):
-        order[fill[rec.slot[r]]] = r
-        fill[rec.slot[r]] += 1
+        sl = np.uint64(rec.slot[r])
+        order[np.uint64(fill[sl])] = r
+        fill[sl] += 1
 
 
 @_helper  # called per session slot, allocates nothing
@@ -305,14 +307,14 @@ def _pair_by_strength(st, singles, n, strength, rho, key, placed):
     """
     total = 0.0
     for i in range(n):
-        total += strength[singles[i]]
+        total += strength[np.uint64(singles[i])]  # unsigned indices: see _take_records
     mean = total / n
     ss = 0.0
     for i in range(n):
-        ss += (strength[singles[i]] - mean) ** 2
+        ss += (strength[np.uint64(singles[i])] - mean) ** 2
     sd = np.sqrt(ss / n)
     for i in range(n):
-        z = (strength[singles[i]] - mean) / sd if sd > 0 else 0.0
+        z = (strength[np.uint64(singles[i])] - mean) / sd if sd > 0 else 0.0
         key[i] = np.sqrt(rho) * z + np.sqrt(1.0 - rho) * normal(st)
     for i in range(n):
         placed[i] = -1
@@ -322,8 +324,8 @@ def _pair_by_strength(st, singles, n, strength, rho, key, placed):
         below_k = 0
         for j in range(n):
             below_k += np.int64(key[j] < k)
-        distinct &= placed[below_k] < 0
-        placed[below_k] = singles[i]
+        distinct &= placed[np.uint64(below_k)] < 0
+        placed[np.uint64(below_k)] = singles[i]
     if distinct:
         for i in range(n):
             singles[i] = placed[i]
@@ -343,14 +345,16 @@ def _take_records(st, s, rows, lo, hi, rec, seen, singles, out, out_n):
     pick-up players into singles, shuffled.  Returns (new count (−1: full), pick-up players).
     """
     n_single = 0
+    # unsigned indices (records, players: valid by construction): numba wraps a negative signed index with a
+    # compare, a select and the array's length, at each indexing by a loaded value
     for k in range(lo, hi):
-        r = rows[k]
+        r = np.uint64(rows[k])
         a, b = rec.a[r], rec.b[r]
-        if seen[a] == s or (b >= 0 and seen[b] == s):
+        if seen[np.uint64(a)] == s or (b >= 0 and seen[np.uint64(b)] == s):
             continue  # a player drawn twice into one session plays it once
-        seen[a] = s
+        seen[np.uint64(a)] = s
         if b >= 0:
-            seen[b] = s
+            seen[np.uint64(b)] = s
             out_n = _put_entry(out, out_n, a, b, rec.ptype[r], rec.bonus[r])
             if out_n < 0:
                 return -1, 0
