@@ -8,7 +8,8 @@
   work of this one instead of queueing one behind the other.
 * ``huge_page_empty(shape, dtype)``: an array on 2 MB pages where the
   system gives them on request (Linux, transparent huge pages in "madvise"
-  mode, as on this machine); else ``np.empty``.  A table of several MB read
+  mode, as on this machine); else ``np.empty``.  ``huge_page_zeros`` the
+  same, zeroed (the mapping already is: no pass over it).  A table of several MB read
   at random rows (the bridge model's deal pool) then costs a few TLB
   entries instead of one page walk a row.
 """
@@ -83,3 +84,13 @@ def huge_page_empty(shape, dtype) -> np.ndarray:
     raw = np.frombuffer(m, np.uint8)
     start = -raw.ctypes.data % _HUGE_PAGE
     return raw[start:start + nbytes].view(dtype).reshape(shape)
+
+
+def huge_page_zeros(shape, dtype) -> np.ndarray:
+    """``huge_page_empty``, all zero bytes: a fresh anonymous mapping is zero already (the kernel clears
+    each page on first touch), so only the small ``np.empty`` case is cleared here.  A pass of our own over
+    a fresh mapping would write every page once more: first touches cost dearly on this VM."""
+    arr = huge_page_empty(shape, dtype)
+    if arr.base is None:  # np.empty's own memory (small arrays): not cleared
+        arr.view(np.uint8)[...] = 0
+    return arr
