@@ -11,7 +11,8 @@
   mode, as on this machine); else ``np.empty``.  ``huge_page_zeros`` the
   same, zeroed (the mapping already is: no pass over it).  A table of several MB read
   at random rows (the bridge model's deal pool) then costs a few TLB
-  entries instead of one page walk a row.
+  entries instead of one page walk a row.  ``huge_page_zeros``: the same,
+  zeroed (NGS's rings and entity rows).
 """
 
 from __future__ import annotations
@@ -69,12 +70,25 @@ def huge_page_empty(shape, dtype) -> np.ndarray:
     system without ``madvise(MADV_HUGEPAGE)``, get ``np.empty``.  The memory
     is an anonymous mapping owned by the array (freed with it).
     """
+    return _on_huge_pages(shape, dtype, np.empty)
+
+
+def huge_page_zeros(shape, dtype, fallback=np.zeros) -> np.ndarray:
+    """``huge_page_empty``, zeroed: an anonymous mapping is zero-filled by the system page by page as
+    it is first touched (as ``np.zeros``'s large blocks are), so nothing is written here.  Arrays
+    smaller than a huge page, or no ``madvise``: ``fallback(shape, dtype)``.  Unlike numpy's own advice
+    (which the engine turns off for its chunk arrays: ``engine.memory.small_pages``), this asks for
+    huge pages whatever numpy's setting: for state read at random for a whole run."""
+    return _on_huge_pages(shape, dtype, fallback)
+
+
+def _on_huge_pages(shape, dtype, fallback) -> np.ndarray:
     dtype = np.dtype(dtype)
     shape = tuple(int(n) for n in np.atleast_1d(shape))
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     advise = getattr(mmap, "MADV_HUGEPAGE", None)
     if advise is None or nbytes < _HUGE_PAGE:
-        return np.empty(shape, dtype)
+        return fallback(shape, dtype)
     # one huge page more than needed, to start the array on a 2 MB boundary
     m = mmap.mmap(-1, nbytes + _HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     try:

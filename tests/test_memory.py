@@ -52,3 +52,44 @@ def test_no_cycle_collection_turns_the_collector_off_and_restores_it():
     finally:
         if was:
             gc.enable()
+
+
+def test_ngs_pool_on_huge_pages_zeroed_and_aligned_even_within_small_pages():
+    """NGS's rings, entity rows and partnership table ask for 2 MB pages themselves (numpy's advice is off
+    in the engine), start zeroed, and keep their row alignment; small arrays fall back to aligned zeros."""
+    import numpy as np
+
+    from simcore._memory import _HUGE_PAGE
+    from simcore.schemes import decay
+    from simcore.schemes.ngs import PAIR_LOW, _new_pairs
+
+    with memory.small_pages():
+        ring_f, ring_i, ent_f, ent_i, pool = decay.new_pool(3000, 96, sized=3000)
+        small = decay.aligned_zeros((5, 3), np.int32, huge=True)
+        pairs = _new_pairs(200_000, np.arange(8, dtype=np.int32).reshape(2, 4))
+    assert ring_f.nbytes >= _HUGE_PAGE and ring_f.ctypes.data % _HUGE_PAGE == 0
+    assert not ring_f.any() and not ring_i.any() and not ent_i[:, decay.IHEAD].any()
+    assert np.isnan(ent_f[:, decay.EINIT]).all() and ent_f.ctypes.data % 128 == 0
+    assert ent_i.ctypes.data % 128 == 0 and ring_i.ctypes.data % 128 == 0
+    assert small.shape == (5, 3) and not small.any() and small.ctypes.data % 128 == 0
+    assert pairs.ctypes.data % _HUGE_PAGE == 0 and pairs.shape == (200_000, 4)
+    assert pairs[:2].ravel().tolist() == list(range(8))
+    assert (pairs[2:, PAIR_LOW] == -1).all() and not pairs[2:, :PAIR_LOW].any()
+    ring_f[-1, -1] = 1.0  # writable to the last row
+    import mmap
+    if sys.platform.startswith("linux") and hasattr(mmap, "MADV_HUGEPAGE"):
+        for arr in (ring_f, ring_i, pairs):
+            assert "hg" in _vm_flags(arr.ctypes.data)  # the mapping was advised (MADV_HUGEPAGE)
+
+
+def _vm_flags(address):
+    """VmFlags of the mapping of this process that holds ``address`` (/proc/self/smaps)."""
+    inside = False
+    for line in open("/proc/self/smaps"):
+        head = line.split()[0]
+        if "-" in head and ":" not in head:
+            lo, hi = (int(x, 16) for x in head.split("-"))
+            inside = lo <= address < hi
+        elif inside and head == "VmFlags:":
+            return line.split()[1:]
+    raise AssertionError(f"no mapping holds {address:#x}")

@@ -41,6 +41,7 @@ from collections import namedtuple
 import numpy as np
 
 from simcore._jit import helper, kernel
+from simcore._memory import huge_page_zeros
 from simcore._memory import prefetch_row as prefetch
 
 SHAPES = ("line", "exponential", "rectangle", "trapezium")
@@ -532,9 +533,16 @@ MAX_SLACK = 0.25  # abandoned slices reclaimed once they exceed this share of th
 RESERVE_PER_ENTITY = 128  # pool rows allocated up front per entity (sessions of a regular player's window)
 
 
-def aligned_zeros(shape, dtype=np.float64, align: int = 128) -> np.ndarray:
+def aligned_zeros(shape, dtype=np.float64, align: int = 128, huge: bool = False) -> np.ndarray:
     """``np.zeros`` whose first byte sits on an ``align``-byte boundary, so that fixed-size rows
-    (64-byte ring rows, 128-byte entity rows) never straddle a cache line (numpy only promises 16)."""
+    (64-byte ring rows, 128-byte entity rows) never straddle a cache line (numpy only promises 16).
+
+    ``huge``: on 2 MB pages where the system gives them (``_memory.huge_page_zeros``; 2 MB-aligned).
+    The pool and the entity rows are read at random, a few lines a player-session, all run long: on
+    4 KB pages (the engine turns numpy's huge-page advice off: ``engine.memory.small_pages``) each of
+    those lines also cost a page walk."""
+    if huge:
+        return huge_page_zeros(shape, dtype, fallback=lambda s, d: aligned_zeros(s, d, align))
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dtype.itemsize
     buf = np.zeros(nbytes + align, np.uint8)
@@ -571,11 +579,11 @@ def new_pool(n_ent: int, first: int = MIN_CAPACITY, sized: int = 0):
     np.cumsum(caps[:-1], out=offsets[1:])
     used = int(caps.sum())
     rows = max(n_ent * max(RESERVE_PER_ENTITY, MIN_CAPACITY + first), used + MIN_CAPACITY + first)
-    ring_f = aligned_zeros((rows, N_RF))
-    ring_i = aligned_zeros((rows, N_RI), RING_INT)
-    ent_f = aligned_zeros((n_ent, N_EF))
+    ring_f = aligned_zeros((rows, N_RF), huge=True)
+    ring_i = aligned_zeros((rows, N_RI), RING_INT, huge=True)
+    ent_f = aligned_zeros((n_ent, N_EF), huge=True)
     ent_f[:, EINIT] = np.nan
-    ent_i = aligned_zeros((n_ent, N_EI), np.int64)
+    ent_i = aligned_zeros((n_ent, N_EI), np.int64, huge=True)
     ent_i[:, IOFF] = offsets
     ent_i[:, ICAP] = caps
     return ring_f, ring_i, ent_f, ent_i, np.array([used, used, first], np.int64)
@@ -596,7 +604,7 @@ def add_entities(ring_f, ring_i, ent_f, ent_i, pool, n_new: int):
 
 
 def _stacked(a, b):
-    out = aligned_zeros((len(a) + len(b), a.shape[1]), a.dtype)
+    out = aligned_zeros((len(a) + len(b), a.shape[1]), a.dtype, huge=True)
     out[:len(a)] = a
     out[len(a):] = b
     return out
@@ -612,8 +620,8 @@ def _reserve(ring_f, ring_i, rows: int, used: int | None = None):
         return ring_f, ring_i
     n = max(rows, 2 * ring_f.shape[0])
     used = ring_f.shape[0] if used is None else used
-    rf = aligned_zeros((n, N_RF))
-    ri = aligned_zeros((n, N_RI), RING_INT)
+    rf = aligned_zeros((n, N_RF), huge=True)
+    ri = aligned_zeros((n, N_RI), RING_INT, huge=True)
     rf[:used] = ring_f[:used]
     ri[:used] = ring_i[:used]
     return rf, ri

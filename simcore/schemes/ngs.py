@@ -77,7 +77,7 @@ from simcore.results import EVENT_BLACK, EVENT_GREEN, KIND_ONLINE, SCORING_AGGRE
 from simcore.schemes import PlayerTable, SchemeBase
 from simcore.schemes.decay import (EINIT, ET, ICAP, IEVER, ICNT, ILDAY, INT32_MAX, ISESS, ITOTAL, PUSED, RDAY, RPID, RSEQ, SHAPES, _phys, add_entities, append_newest,
                     add_session, enlarge, grow_ring, prefetch, prefetch_entity, prefetch_ring_ends, current_grade, current_grade_one_segment, kernel_shape, new_pool, pop_oldest, reclaim, remove_at,
-                    ring_boards)
+                    aligned_zeros, ring_boards)
 from simcore.schemes.field import standard_score, strength_of_opponents
 
 BANDS = ("Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King",
@@ -670,7 +670,7 @@ class NGSScheme(SchemeBase):
         K = state.pairs.shape[0]
         if n_partnerships > K:
             new_k = max(n_partnerships, 2 * K)
-            state.pairs = np.concatenate([state.pairs, _new_pairs(new_k - K)])
+            state.pairs = _new_pairs(new_k, state.pairs)
         if self.params.partnership_grades and n_partnerships > state.n_tracked:
             extra = max(n_partnerships, 2 * state.n_tracked) - state.n_tracked
             state.ring_f, state.ring_i, state.ent_f, state.ent_i = add_entities(
@@ -755,10 +755,14 @@ class NGSScheme(SchemeBase):
         return {"status": status[:, 0].copy(), "band": status[:, 1].copy(), "boards_3y": status[:, 2].copy()}
 
 
-def _new_pairs(k: int) -> np.ndarray:
-    """k rows of the partnership table: no sessions counted, no player known yet."""
-    pairs = np.zeros((k, N_PAIR), PAIR_INT)
-    pairs[:, PAIR_LOW] = -1
+def _new_pairs(k: int, keep: np.ndarray | None = None) -> np.ndarray:
+    """k rows of the partnership table: ``keep``'s rows first, then rows with no sessions counted and
+    no player known yet.  On 2 MB pages (``aligned_zeros``): read at random, two rows a player-session."""
+    pairs = aligned_zeros((k, N_PAIR), PAIR_INT, huge=True)
+    first = 0 if keep is None else len(keep)
+    if keep is not None:
+        pairs[:first] = keep
+    pairs[first:, PAIR_LOW] = -1
     return pairs
 
 
