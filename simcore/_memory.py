@@ -74,8 +74,9 @@ def huge_page_empty(shape, dtype) -> np.ndarray:
 
 
 def huge_page_zeros(shape, dtype, fallback=np.zeros) -> np.ndarray:
-    """``huge_page_empty``, zeroed: an anonymous mapping is zero-filled by the system page by page as
-    it is first touched (as ``np.zeros``'s large blocks are), so nothing is written here.  Arrays
+    """``huge_page_empty``, all zero bytes: a fresh anonymous mapping is zero already (the kernel clears
+    each page on first touch), so nothing is written here (a pass of our own would write every page once
+    more: first touches cost dearly on this VM).  Arrays
     smaller than a huge page, or no ``madvise``: ``fallback(shape, dtype)``.  Unlike numpy's own advice
     (which the engine turns off for its chunk arrays: ``engine.memory.small_pages``), this asks for
     huge pages whatever numpy's setting: for state read at random for a whole run."""
@@ -98,13 +99,3 @@ def _on_huge_pages(shape, dtype, fallback) -> np.ndarray:
     raw = np.frombuffer(m, np.uint8)
     start = -raw.ctypes.data % _HUGE_PAGE
     return raw[start:start + nbytes].view(dtype).reshape(shape)
-
-
-def huge_page_zeros(shape, dtype) -> np.ndarray:
-    """``huge_page_empty``, all zero bytes: a fresh anonymous mapping is zero already (the kernel clears
-    each page on first touch), so only the small ``np.empty`` case is cleared here.  A pass of our own over
-    a fresh mapping would write every page once more: first touches cost dearly on this VM."""
-    arr = huge_page_empty(shape, dtype)
-    if arr.base is None:  # np.empty's own memory (small arrays): not cleared
-        arr.view(np.uint8)[...] = 0
-    return arr
