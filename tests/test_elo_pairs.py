@@ -387,6 +387,37 @@ def test_grow_keeps_every_slot_field_and_the_lists_in_use(records):
     assert np.shares_memory(state.rating, state.slots) and np.shares_memory(state.in_fit, state.slots)
 
 
+def test_grow_in_place_while_there_is_room_and_a_copy_grows_by_copying():
+    """A reallocating grow leaves room (GROW_ROOM); the next grows set up their new slots where they lie,
+    unseen, and every slot rated before keeps its fields.  A pickled copy's fields are no longer views of
+    its room: it grows by copying, and the original is untouched."""
+    import pickle
+    rng = np.random.default_rng(9)
+    scheme = elo.EloPairsScheme(elo.Params(established_sessions=2))
+    ids = {}
+    scored = build(random_sessions(rng, 10, 10), ids)
+    state = scheme.new_state(players(10), len(ids))
+    scheme.apply(state, scored, None)
+    k = state.capacity
+    state = scheme.grow(state, k + 1)  # reallocates, with room
+    assert len(state.room["slots"]) >= elo.GROW_ROOM * state.capacity > state.capacity
+    before = {name: getattr(state, name)[:k].copy() for name in ("rating", "sessions", "last_day", "players")}
+    rating = state.rating
+    for want in (state.capacity + 1, 2 * state.capacity):
+        old = state.capacity
+        state = scheme.grow(state, want)
+        assert state.capacity >= want and np.shares_memory(state.rating, rating)  # in place
+        assert (state.last_day[old:] == elo.NEVER).all() and (state.players[old:] == -1).all()
+        assert not state.rating[old:].any() and not state.pending[old:].any() and not state.sessions[old:].any()
+        for name, value in before.items():
+            assert np.array_equal(getattr(state, name)[:k], value), name
+    copy = pickle.loads(pickle.dumps(state))
+    kept = state.rating.copy()
+    copy = scheme.grow(copy, copy.capacity + 1)
+    copy.rating[:] = 7.0
+    assert np.array_equal(state.rating, kept) and np.array_equal(copy.players[:k], before["players"])
+
+
 def _one():
     return build([session(DAY, KIND_HOWELL, [(0, 1), (2, 3)], [1, 0])])
 

@@ -245,6 +245,8 @@ class EloPairsState:
            (NEVER before any), n_touched, n_fit_sorted, n_fit.
     slots     the record array (``SLOT_RECORD``) whose fields are rating ... in_fit above; ``grow``
               copies it in one pass.  None in a state built otherwise (``grow`` copies field by field).
+    room      the arrays (slots, players, touched, fit_ids) the partnership fields are the first K
+              slots of; ``grow`` sets up more in place while they have room (``GROW_ROOM``).
     fit_work  the individual fit's work arrays (``FitWork``), kept from one snapshot to the next;
               None until the first fit.  Scratch, not state: nothing in them carries over.
 
@@ -269,6 +271,7 @@ class EloPairsState:
     indiv: np.ndarray
     clock: np.ndarray
     slots: np.ndarray | None = field(default=None, repr=False, compare=False)
+    room: dict | None = field(default=None, repr=False, compare=False)
     fit_work: FitWork | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -307,15 +310,37 @@ interleaved, loaded machine): ``apply`` 13.7-14.3 ms before, 8.2-9.6 ms after (0
 huge pages 10.7-10.9 ms.  ``_established_pairs`` on year 10's 86 k candidates: 3.4 -> 1.25-1.5 ms."""
 
 
-def _partnership_arrays(n: int) -> dict:
-    slot = huge_page_zeros(n, SLOT_RECORD)  # (assigning a zero record goes field by field: 1.8 s for 5 M slots)
-    slot["last_day"] = NEVER
-    players = huge_page_empty((n, 2), np.int32)
-    players[...] = -1
-    return dict(slots=slot, rating=slot["rating"], pending=slot["pending"], sessions=slot["sessions"],
-                month_sessions=slot["month_sessions"], last_day=slot["last_day"],
-                players=players, touched=np.zeros(n, np.int32),
-                is_touched=slot["is_touched"], fit_ids=np.zeros(n, np.int32), in_fit=slot["in_fit"])
+def _partnership_arrays(n: int, room: int | None = None) -> dict:
+    """The partnership arrays of ``n`` slots, views of arrays with room for ``room`` (>= n) where ``grow``
+    sets up more slots in place (``_views``)."""
+    room = max(n, room or 0)
+    full = dict(slots=huge_page_zeros(room, SLOT_RECORD),  # (a zero record assigned goes field by field)
+                players=huge_page_empty((room, 2), np.int32), touched=np.zeros(room, np.int32),
+                fit_ids=np.zeros(room, np.int32))
+    _set_up(full, 0, n)
+    return _views(full, n)
+
+
+def _set_up(full: dict, lo: int, hi: int) -> None:
+    """Slots lo..hi of the room made unseen: zero records (a fresh mapping already is) but for last_day."""
+    full["slots"]["last_day"][lo:hi] = NEVER
+    full["players"][lo:hi] = -1
+
+
+def _views(full: dict, n: int) -> dict:
+    """The state's partnership fields: the first ``n`` slots of the room's arrays (``room`` keeps them)."""
+    slot = full["slots"][:n]
+    return dict(room=full, slots=slot, rating=slot["rating"], pending=slot["pending"], sessions=slot["sessions"],
+                month_sessions=slot["month_sessions"], last_day=slot["last_day"], players=full["players"][:n],
+                touched=full["touched"][:n], is_touched=slot["is_touched"], fit_ids=full["fit_ids"][:n],
+                in_fit=slot["in_fit"])
+
+
+GROW_ROOM = 4
+"""A reallocating ``grow`` reserves this many times the slots asked for.  Only pages written cost memory, so
+the room is address space; the grows after it set up their new slots in place, touching each page once,
+instead of copying everything into fresh arrays (first touches of fresh pages cost dearly on this VM: a
+national decade's ten reallocating grows wrote ~0.7 GB and took ~1 s of CPU, loaded machine)."""
 
 
 # --- expected score ---------------------------------------------------------
@@ -894,7 +919,14 @@ class EloPairsScheme(SchemeBase):
         if n_partnerships <= old:
             return state
         new = max(int(n_partnerships), old + old // 2)
-        fresh = _partnership_arrays(new)
+        room = state.room
+        if (room is not None and new <= len(room["slots"]) and state.slots is not None
+                and np.may_share_memory(state.slots, room["slots"])):  # in place (not in a copy): nothing moves
+            _set_up(room, old, new)
+            for name, value in _views(room, new).items():
+                setattr(state, name, value)
+            return state
+        fresh = _partnership_arrays(new, GROW_ROOM * new)
         if state.slots is not None:  # the records as bytes: 7.5 ms for 3.4 M slots (a record assignment or the
             # seven fields one by one: 73 or 51 ms, numpy's structured copy going field by field)
             fresh["slots"].view(np.uint8)[:old * SLOT_RECORD.itemsize] = state.slots.view(np.uint8)
