@@ -90,6 +90,23 @@ def test_main_job_table_and_bad_arguments(tmp_path, capsys):
     assert "nosuch" in capsys.readouterr().err
 
 
+def test_a_failed_dataset_write_is_one_line_and_leaves_no_summary(tmp_path, capsys, monkeypatch):
+    # the Dataset is written beside the summary's computation (cli/run.py): the write's failure must
+    # still stop the run before summary.json, with no half-written results.nc
+    import simcore.cli.run as run_cli
+
+    def full_disk(ds, path):
+        path.write_bytes(b"partial")
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(run_cli, "write_dataset", full_disk)
+    out = tmp_path / "o"
+    assert main(["run", "--years", "0.1", "--outdir", str(out), "--no-figures", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "Traceback" not in err
+    assert not out.exists()  # the folder the run made goes with it (cli.paths.Outputs)
+
+
 def test_the_command_freezes_its_objects_before_the_interpreter_shuts_down():
     # the shutdown's garbage collections over every live object cost 0.6-1.0 s a run (cli.command);
     # a handler registered before the command runs after its handlers, and sees the objects frozen
