@@ -133,9 +133,11 @@ def test_a_misshapen_slice_assignment_raises_without_compiling_string_formatting
 
     with _compiled_names() as compiled:
         assert put(np.zeros(5), np.ones(3)) == 0.0
-    with pytest.raises(ValueError, match="cannot assign slice"):
+    # numba's generic message, not its CPU one that spells out both shapes; whether the overload is
+    # compiled here or was already by an earlier kernel of this process with the same flags (a test
+    # order with cold kernels: test_run first) does not matter
+    with pytest.raises(ValueError, match="^cannot assign slice from input of different size$"):
         put(np.zeros(5), np.ones(2))
-    assert any("raise_with_shape_context" in name for name in compiled)
     formatting = ("ol_str_generic", "ol_repr_generic", "integer_str", "unicode_concat")  # what the CPU message compiles
     assert not [name for name in compiled if name.startswith(formatting)]
 
