@@ -64,15 +64,17 @@ def test_ngs_pool_on_huge_pages_zeroed_and_aligned_even_within_small_pages():
     from simcore.schemes.ngs import PAIR_LOW, _new_pairs
 
     with memory.small_pages():
-        ring_f, ring_i, ent_f, ent_i, pool = decay.new_pool(3000, 96, sized=3000)
+        ring_f, ring_i, ent_f, ent_i, pool = decay.new_pool(9000, 96, sized=9000)
         small = decay.aligned_zeros((5, 3), np.int32, huge=True)
-        pairs = _new_pairs(200_000, np.arange(8, dtype=np.int32).reshape(2, 4))
+        below = decay.aligned_zeros((decay.HUGE_FROM_BYTES // 8 - 1,), np.int64, huge=True)
+        pairs = _new_pairs(1_100_000, np.arange(8, dtype=np.int32).reshape(2, 4))
     assert ring_f.nbytes >= _HUGE_PAGE and ring_f.ctypes.data % _HUGE_PAGE == 0
     assert not ring_f.any() and not ring_i.any() and not ent_i[:, decay.IHEAD].any()
     assert np.isnan(ent_f[:, decay.EINIT]).all() and ent_f.ctypes.data % 128 == 0
     assert ent_i.ctypes.data % 128 == 0 and ring_i.ctypes.data % 128 == 0
     assert small.shape == (5, 3) and not small.any() and small.ctypes.data % 128 == 0
-    assert pairs.ctypes.data % _HUGE_PAGE == 0 and pairs.shape == (200_000, 4)
+    assert pairs.nbytes >= decay.HUGE_FROM_BYTES and ring_f.nbytes >= decay.HUGE_FROM_BYTES
+    assert pairs.ctypes.data % _HUGE_PAGE == 0 and pairs.shape == (1_100_000, 4)
     assert pairs[:2].ravel().tolist() == list(range(8))
     assert (pairs[2:, PAIR_LOW] == -1).all() and not pairs[2:, :PAIR_LOW].any()
     ring_f[-1, -1] = 1.0  # writable to the last row
@@ -80,6 +82,8 @@ def test_ngs_pool_on_huge_pages_zeroed_and_aligned_even_within_small_pages():
     if sys.platform.startswith("linux") and hasattr(mmap, "MADV_HUGEPAGE"):
         for arr in (ring_f, ring_i, pairs):
             assert "hg" in _vm_flags(arr.ctypes.data)  # the mapping was advised (MADV_HUGEPAGE)
+        # below HUGE_FROM_BYTES: ordinary (128-byte aligned) zeros, no advice
+        assert "hg" not in _vm_flags(below.ctypes.data) and below.ctypes.data % 128 == 0 and not below.any()
 
 
 def _vm_flags(address):

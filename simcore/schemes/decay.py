@@ -533,6 +533,11 @@ MAX_SLACK = 0.25  # abandoned slices reclaimed once they exceed this share of th
 RESERVE_PER_ENTITY = 128  # pool rows allocated up front per entity (sessions of a regular player's window)
 
 
+HUGE_FROM_BYTES = 16 << 20
+"""Arrays of state from this size go on 2 MB pages (``aligned_zeros(huge=True)``): twice the reach of
+this CPU's second-level TLB on 4 KB pages (2048 entries, 8 MB)."""
+
+
 def aligned_zeros(shape, dtype=np.float64, align: int = 128, huge: bool = False) -> np.ndarray:
     """``np.zeros`` whose first byte sits on an ``align``-byte boundary, so that fixed-size rows
     (64-byte ring rows, 128-byte entity rows) never straddle a cache line (numpy only promises 16).
@@ -540,11 +545,14 @@ def aligned_zeros(shape, dtype=np.float64, align: int = 128, huge: bool = False)
     ``huge``: on 2 MB pages where the system gives them (``_memory.huge_page_zeros``; 2 MB-aligned).
     The pool and the entity rows are read at random, a few lines a player-session, all run long: on
     4 KB pages (the engine turns numpy's huge-page advice off: ``engine.memory.small_pages``) each of
-    those lines also cost a page walk."""
-    if huge:
-        return huge_page_zeros(shape, dtype, fallback=lambda s, d: aligned_zeros(s, d, align))
+    those lines also cost a page walk.  Only from ``HUGE_FROM_BYTES``: below it the 4 KB pages' TLB
+    entries already cover the array, and a fresh state's first touches of 2 MB pages cost more than
+    the walks save (a default-size NGS state graded from new, ``simcore bench --peers``: 148-151 ns
+    per player-session on 2 MB pages, 109-114 on 4 KB ones, idle)."""
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dtype.itemsize
+    if huge and nbytes >= HUGE_FROM_BYTES:
+        return huge_page_zeros(shape, dtype, fallback=lambda s, d: aligned_zeros(s, d, align))
     buf = np.zeros(nbytes + align, np.uint8)
     skip = -buf.ctypes.data % align
     return buf[skip:skip + nbytes].view(dtype).reshape(shape)
