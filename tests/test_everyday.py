@@ -215,17 +215,21 @@ def total(a):
     return t
 '''
 
-_LINK_ONLY_RUN = '''
-import sys
-import numpy as np
+# a subprocess script's prelude: the names of the functions numba compiles, in ``compiled``
+_COMPILED_NAMES = '''
 from numba.core import event
-import linkonly
 compiled = []
 class Names(event.Listener):
     def on_start(self, e):
         pass
     def on_end(self, e):
         compiled.append(e.data["dispatcher"].py_func.__name__)
+'''
+
+_LINK_ONLY_RUN = _COMPILED_NAMES + '''
+import sys
+import numpy as np
+import linkonly
 with event.install_listener("numba:compile", Names()):
     kernel = getattr(linkonly, sys.argv[1])
     value = int(kernel(np.array([3, 4])))
@@ -292,20 +296,14 @@ def last_total(boards):
     return np.cumsum(boards)[-1]
 '''
 
-_LOAD_ONLY_RUN = '''
+_LOAD_ONLY_RUN = _COMPILED_NAMES + '''
 import sys
 import numpy as np
-from numba.core import cpu, event
+from numba.core import cpu
 import loadonly
 refreshed = []
 original = cpu.CPUContext.refresh
 cpu.CPUContext.refresh = lambda self: (refreshed.append(1), original(self))[1]
-compiled = []
-class Names(event.Listener):
-    def on_start(self, e):
-        pass
-    def on_end(self, e):
-        compiled.append(e.data["dispatcher"].py_func.__name__)
 with event.install_listener("numba:compile", Names()):
     totals = loadonly.running_totals(np.array([3, 4, 5])).tolist()
     refreshed_to_load = len(refreshed)
