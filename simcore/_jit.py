@@ -131,6 +131,18 @@ def _cheap_flags_hash() -> None:
 _cheap_flags_hash()
 
 
+def _numba_code_is(functions, sha1: str) -> bool:
+    """Is the source of numba's ``functions`` (concatenated in order) the code a patch below was written
+    against (``sha1`` of it)?  Each patch applies only then, so another numba is left as it is."""
+    import hashlib
+    import inspect
+    try:
+        source = "".join(inspect.getsource(f) for f in functions)
+    except (OSError, TypeError):
+        return False
+    return hashlib.sha1(source.encode()).hexdigest() == sha1
+
+
 def _overload_impls_by_inherited_flags() -> None:
     """Key numba's cache of ``@overload`` implementations (``np.empty``, ``max``, ``arr.sum``...) by
     the caller's flags that such an implementation inherits, not by all of them.
@@ -148,18 +160,12 @@ def _overload_impls_by_inherited_flags() -> None:
     from the options set, not through the options' properties.)  Applied only when numba's two methods are the
     ones read here (sha1 of their source), so another numba is left as it is.
     """
-    import hashlib
-    import inspect
-
     from numba.core import cpu, targetconfig
     from numba.core.compiler import Flags
     from numba.core.typing import templates
     template = templates._OverloadFunctionTemplate
-    try:
-        source = inspect.getsource(template._get_impl) + inspect.getsource(cpu.CPUTargetOptions.finalize)
-    except (OSError, TypeError):
-        return
-    if (hashlib.sha1(source.encode()).hexdigest() != "4a433a2a21d8b37aa9d136ffee25880f63be9a4b"
+    if (not _numba_code_is((template._get_impl, cpu.CPUTargetOptions.finalize),
+                           "4a433a2a21d8b37aa9d136ffee25880f63be9a4b")
             or not isinstance(getattr(Flags(), "_values", None), dict)):
         return
 
@@ -201,18 +207,10 @@ def _cache_loads_without_registry_refresh() -> None:
     three numba methods are the ones read here (sha1 of their source), so another numba is left as
     it is.
     """
-    import hashlib
-    import inspect
-
     from numba.core import caching, compiler, cpu
     from numba.core.runtime import rtsys
-    try:
-        source = (inspect.getsource(caching.Cache.load_overload)
-                  + inspect.getsource(cpu.CPUContext.load_additional_registries)
-                  + inspect.getsource(compiler.CompilerBase.__init__))
-    except (OSError, TypeError):
-        return
-    if hashlib.sha1(source.encode()).hexdigest() != "696264315a567ee1b4b16be4ba08d029ebfd657f":
+    if not _numba_code_is((caching.Cache.load_overload, cpu.CPUContext.load_additional_registries,
+                           compiler.CompilerBase.__init__), "696264315a567ee1b4b16be4ba08d029ebfd657f"):
         return
 
     def load_overload(self, sig, target_context):
@@ -251,8 +249,6 @@ def _link_only_pipeline():
     callers' machine code is the same as before (the module they link is the same), so results
     are too; a library with calls left for numba's runtime linker (recursion) is finalised as stock.
     """
-    import hashlib
-    import inspect
     import weakref
 
     import llvmlite.binding as ll
@@ -264,11 +260,7 @@ def _link_only_pipeline():
                  codegen.CPUCodeLibrary.serialize_using_object_code, codegen.CPUCodeLibrary._object_compiled_hook,
                  codegen.CPUCodeLibrary._unserialize, codegen.JITCPUCodegen._add_module,
                  codegen.JITCPUCodegen.set_env, compiler.CompilerBase.compile_extra, cpu.CPUContext.get_executable)
-    try:
-        source = "".join(inspect.getsource(f) for f in relied_on)
-    except (OSError, TypeError):
-        return None
-    if hashlib.sha1(source.encode()).hexdigest() != _LINK_ONLY_NUMBA_SHA1:
+    if not _numba_code_is(relied_on, _LINK_ONLY_NUMBA_SHA1):
         return None
 
     class _LinkOnlyLibrary(JITCodeLibrary):
