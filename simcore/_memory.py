@@ -8,11 +8,11 @@
   work of this one instead of queueing one behind the other.
 * ``huge_page_empty(shape, dtype)``: an array on 2 MB pages where the
   system gives them on request (Linux, transparent huge pages in "madvise"
-  mode, as on this machine); else ``np.empty``.  ``huge_page_zeros`` the
-  same, zeroed (the mapping already is: no pass over it).  A table of several MB read
+  mode, as on this machine); else ``np.empty``.  A table of several MB read
   at random rows (the bridge model's deal pool) then costs a few TLB
   entries instead of one page walk a row.  ``huge_page_zeros``: the same,
-  zeroed (NGS's rings and entity rows).
+  zeroed without a pass over it (a fresh mapping already is; NGS's and Elo
+  pairs' state).
 """
 
 from __future__ import annotations
