@@ -15,7 +15,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "simcore"
-BASE = {"results", "rng", "_jit", "errors"}
+BASE = {"results", "rng", "_jit", "_xarray", "errors"}
 RANK = {"scenario": 1, "world": 2, "movements": 3, "bridge": 4, "scoring": 5, "io": 5, "simulate": 6,
         "schemes": 7, "metrics": 8, "engine": 9, "probes": 10, "bench": 10, "cli": 10}
 ENTRY = {"probes", "bench", "cli"}

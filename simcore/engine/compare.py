@@ -187,7 +187,7 @@ def compare(scenario="default", schemes="ngs,ngs(gain=1)", replicates=5, years=N
     folder for ``compare.json``, ``per_replicate.nc`` (and, with a scheduler,
     the sweep's point files).  Returns a ``Comparison``.
     """
-    import xarray as xr
+    from simcore._xarray import xr
     from simcore import metrics
     from simcore.engine import sweep as sweep_mod
     sc, labels = validate(scenario, schemes, replicates, years, seed, scheduler)

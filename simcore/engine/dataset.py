@@ -82,7 +82,7 @@ def build_dataset(scenario, seed: int, variants, players, times, grade, truth, a
     (datetime64[D]); grade (R, V, T, P), truth/active/boards (R, T, P);
     extras: name -> (R, V, T, P) int8 codes; fr18: name -> (R, V, T) sums.
     """
-    import xarray as xr
+    from simcore._xarray import xr
     R = len(players)
     labels = [v.label for v in variants]
     per_rep = lambda f, dt: np.stack([p[f] for p in players]).astype(dt)  # noqa: E731

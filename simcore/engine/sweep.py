@@ -331,7 +331,7 @@ def _quiet_shutdown():
 
 def combine(out: str | os.PathLike, points: list[Point], spec: SweepSpec):
     """Concatenate the written points along ``point`` with their grid coordinates."""
-    import xarray as xr
+    from simcore._xarray import xr
     out = Path(out)
     parts = []
     for p in points:

@@ -28,7 +28,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import xarray as xr
+
+from simcore._xarray import xr
 
 NEAR_EXCLUSIVE = 2  # world.PARTNERSHIP_TYPES code
 
