@@ -43,7 +43,8 @@ def main(tree, years=10.0):
     session.PartnershipTable._reserve = timed_reserve
     for name in ("_session_entries", "_score_session_pairs", "_partnership_ids", "_session_matches",
                  "_assign_team_rows"):
-        wrap(session, name)
+        if hasattr(session, name):  # (_session_entries: trees before score9)
+            wrap(session, name)
     wrap(engine, "score_chunk")
     t0 = time.time()
     engine.Engine("national", None, 1, years, 2026, threads=1).run()

@@ -159,24 +159,52 @@ _pair = st.tuples(st.integers(0, 9), st.integers(0, 9)).filter(lambda p: p[0] !=
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(st.tuples(_pair, _pair, st.integers(1, 3)), max_size=40), min_size=1, max_size=5),
-       st.integers(0, 10))
-def test_session_entries_match_reference(sessions, n_players):
+       st.integers(0, 10), st.integers(0, 40))
+def test_session_entries_match_reference(sessions, n_players, room):
     # few players, so one player often sits in two pairs of a session (the hashed path); players with
-    # ids from n_players up are hashed too; a row repeated (a table's next boards) takes the shortcut
-    # for the same two pairs as the row before; sessions may have no rows
-    from simcore.scoring.session import _session_entries
+    # ids from n_players up are hashed too; a row repeated (a table's next boards) is one run of the
+    # same two pairs; sessions may have no rows.  room: the pair outputs' entries, often too few, so
+    # the kernel stops before a session and is called again from there with more (as score_results)
+    from simcore.scoring.session import Sessions, Travellers, TravOut, _pair_outputs, _score_session_pairs
     sessions = [[(ns, ew) for ns, ew, repeat in sess for _ in range(repeat)] for sess in sessions]
     rows = [r for sess in sessions for r in sess]
+    T, S = len(rows), len(sessions)
     trav_ns = np.array([r[0] for r in rows], np.int32).reshape(-1, 2)
     trav_ew = np.array([r[1] for r in rows], np.int32).reshape(-1, 2)
-    trav_session = np.repeat(np.arange(len(sessions)), [len(sess) for sess in sessions]).astype(np.int32)
-    ns, ew = np.full(len(rows), -1, np.int32), np.full(len(rows), -1, np.int32)
-    trav_start = np.full(len(sessions) + 1, -1, np.int64)
-    pair_start = np.full(len(sessions) + 1, -1, np.int64)
-    _session_entries(trav_session, trav_ns, trav_ew, n_players, ns, ew, trav_start, pair_start)
+    trav_session = np.repeat(np.arange(S), [len(sess) for sess in sessions]).astype(np.int32)
+    board = np.ones(T, np.int32)  # one board each, scored as match points
+    trav = Travellers(np.full(S + 1, -1, np.int64), np.ones(T, np.int32), board, trav_ns, trav_ew,
+                      np.zeros(T, np.int32))
+    sess = Sessions(np.full(S + 1, -1, np.int64), np.zeros(S, np.int8), np.ones(S, np.int8), np.zeros(S, np.int8),
+                    np.zeros(S, np.int64))
+    out = TravOut(np.empty(T), np.empty(T), np.full(T, -1, np.int32), np.full(T, -1, np.int32))
+    pairs = _pair_outputs(room)
+    s = _score_session_pairs(trav_session, n_players, 0, trav, sess, True, 1, pairs, out, np.zeros(S, np.int8))
+    while s < S:
+        assert sess.pair_start[s] + 2 * len(sessions[s]) > len(pairs.boards)  # it stopped for want of room
+        pairs = _pair_outputs(len(pairs.boards) + 2 * len(sessions[s]), pairs, int(sess.pair_start[s]))
+        s = _score_session_pairs(trav_session, n_players, s, trav, sess, True, 1, pairs, out, np.zeros(S, np.int8))
     want_ns, want_ew, want_start = naive.session_entries(sessions)
-    assert ns.tolist() == want_ns and ew.tolist() == want_ew and pair_start.tolist() == want_start
-    assert trav_start.tolist() == np.cumsum([0] + [len(sess) for sess in sessions]).tolist()
+    assert out.ns_entry.tolist() == want_ns and out.ew_entry.tolist() == want_ew
+    assert sess.pair_start.tolist() == want_start
+    assert trav.start.tolist() == np.cumsum([0] + [len(sess) for sess in sessions]).tolist()
+    players = {}  # each entry's two players, lower first, from the rows
+    for e_ns, e_ew, (p_ns, p_ew) in zip(want_ns, want_ew, rows):
+        players[e_ns], players[e_ew] = sorted(p_ns), sorted(p_ew)
+    assert pairs.players[: want_start[-1]].tolist() == [players[e] for e in range(want_start[-1])]
+
+
+def test_score_results_with_too_little_room_for_the_pairs(monkeypatch):
+    # the pair outputs grown while scoring (room for 1 entry at first): every output as with room enough
+    from simcore.scoring import session
+    rng = np.random.default_rng(7)
+    results = build([random_session(rng, k, sc) for k, sc in KIND_SCORINGS * 2], 60)
+    want = scoring.score_results(results).arrays()
+    monkeypatch.setattr(session, "_pair_room", lambda T: 1)
+    got = scoring.score_results(results).arrays()
+    assert got.keys() == want.keys()
+    for k in want:
+        assert np.array_equal(got[k], want[k]), k
 
 
 @settings(max_examples=100, deadline=None)

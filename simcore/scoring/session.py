@@ -1,14 +1,14 @@
 """Session-level scoring: ``Results`` → ``ScoredResults``.
 
-Three passes over the sessions, each a kernel looping over sessions with
+Two passes over the sessions, each a kernel looping over sessions with
 explicit offsets (so any caller can score a chunk of sessions at once):
 
-1. ``_session_entries``: the distinct pairs of each session in order of
-   first appearance (NS before EW within a traveller) -> pair entries.
-2. ``_score_session_pairs``: every board's tables scored together
-   (``scoring.board``); each pair's session score, boards, direction,
-   group, rank; the NS match-point % of every traveller.
-3. ``_session_matches``: match rows for Swiss and team kinds.
+1. ``_score_session_pairs``: the distinct pairs of each session in order of
+   first appearance (NS before EW within a traveller) -> pair entries;
+   every board's tables scored together (``scoring.board``); each pair's
+   session score, boards, direction, group, rank; the NS match-point % of
+   every traveller.
+2. ``_session_matches``: match rows for Swiss and team kinds.
 
 The kernels take their arrays grouped in named tuples (``Travellers``,
 ``Sessions``, ``PairsOut``, ``TravOut``, ``MatchesOut``).  Partnership ids
@@ -47,27 +47,13 @@ def _pair_key(a, b):
     return (np.int64(lo) << 32) | np.int64(hi)
 
 
-@kernel
-def _session_entries(trav_session, trav_ns, trav_ew, n_players, ns_entry, ew_entry, trav_start, pair_start):
-    """Pass 1: each session's rows, the pair entry of each traveller's NS and EW pair, and each session's
-    entries.
-
-    trav_start (S+1 slots, written): session s owns rows [trav_start[s], trav_start[s + 1]) of the
-    travellers (``trav_session`` ascends), found by galloping from the previous session's end (a
-    session's rows are found in a few steps, where numpy's searchsorted took ~1 ms a national month).
-    A session's pairs are its entries in order of first appearance (NS
-    before EW within a traveller), numbered on from the previous session's
-    (session s owns entries [pair_start[s], pair_start[s + 1]); pair_start
-    has S + 1 slots).  A pair is found by its lower player (ids
-    0..n_players-1; others are hashed), whose slot holds the session it was last stamped in,
-    the entry and the partner; a player in two pairs of one session (not
-    in a simulated movement, but an import may have it) sends the second
-    pair to an open-addressing hash table stamped with the session index.
-    Neither is cleared between sessions.
-    """
+@kernel(refcount=False, helper=True)
+def _session_bounds(trav_session, trav_start):
+    """Each session's rows: session s owns rows [trav_start[s], trav_start[s + 1]) of the travellers
+    (``trav_session`` ascends; trav_start has S+1 slots, written), each found by galloping from the
+    previous session's end (a few steps, where numpy's searchsorted took ~1 ms a national month)."""
     T = trav_session.shape[0]
     trav_start[0] = 0
-    max_rows = 0
     for s in range(trav_start.shape[0] - 1):
         lo = trav_start[s]  # the first row past session s is in [lo, hi]
         hi = lo
@@ -84,62 +70,6 @@ def _session_entries(trav_session, trav_ns, trav_ew, n_players, ns_entry, ew_ent
             else:
                 hi = mid
         trav_start[s + 1] = lo
-        max_rows = max(max_rows, lo - trav_start[s])
-    size = 16
-    while size < 4 * max_rows:
-        size *= 2
-    mask = size - 1
-    slot_key = np.empty(size, np.int64)
-    slot_id = np.empty(size, np.int64)
-    slot_stamp = np.full(size, -1, np.int64)
-    # one load per lookup, no hashing: 15-20 % less time than the hash table alone (captured chunks)
-    own = np.full(n_players, -1, np.int64)  # by a pair's lower player: session << 32 | entry in session
-    partner = np.empty(n_players, np.int32)
-    pair_start[0] = 0
-    for s in range(trav_start.shape[0] - 1):
-        e0 = pair_start[s]
-        count = 0
-        for t in range(trav_start[s], trav_start[s + 1]):
-            if t > trav_start[s] and trav_ns[t, 0] == trav_ns[t - 1, 0] and trav_ns[t, 1] == trav_ns[t - 1, 1] \
-                    and trav_ew[t, 0] == trav_ew[t - 1, 0] and trav_ew[t, 1] == trav_ew[t - 1, 1]:
-                # the next board at the same table (most rows): the same two entries, no lookups
-                ns_entry[t] = ns_entry[t - 1]
-                ew_entry[t] = ew_entry[t - 1]
-                continue
-            for side in range(2):
-                if side == 0:
-                    a, b = trav_ns[t, 0], trav_ns[t, 1]
-                else:
-                    a, b = trav_ew[t, 0], trav_ew[t, 1]
-                lo, hi = (a, b) if a < b else (b, a)
-                hashed = True
-                if 0 <= lo < n_players:  # (an id out of range is hashed)
-                    v = own[lo]
-                    if (v >> 32) != s:
-                        own[lo] = (np.int64(s) << 32) | count
-                        partner[lo] = hi
-                        e = count
-                        count += 1
-                        hashed = False
-                    elif partner[lo] == hi:
-                        e = v & 0xFFFFFFFF
-                        hashed = False
-                if hashed:
-                    key = _pair_key(a, b)
-                    h = ((key * np.int64(-7046029254386353131)) >> np.int64(20)) & mask
-                    while slot_stamp[h] == s and slot_key[h] != key:
-                        h = (h + 1) & mask
-                    if slot_stamp[h] != s:
-                        slot_stamp[h] = s
-                        slot_key[h] = key
-                        slot_id[h] = count
-                        count += 1
-                    e = slot_id[h]
-                if side == 0:
-                    ns_entry[t] = e0 + e
-                else:
-                    ew_entry[t] = e0 + e
-        pair_start[s + 1] = e0 + count
 
 
 @kernel(refcount=False)
@@ -282,23 +212,46 @@ class MatchesOut(NamedTuple):
     score: np.ndarray  # MP % (MP Swiss) or IMPs
 
 
-@kernel
-def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
-    """Pass 2: score every board and every pair of every session.
+class Lookup(NamedTuple):
+    """Work tables of ``_pair_rows`` for finding a pair's entry in its session (never cleared: each
+    slot is stamped with the session that wrote it)."""
 
-    trav: ``Travellers``; sess: ``Sessions``; pairs: ``PairsOut`` and out:
-    ``TravOut`` (written).  ``out.ns_value`` receives the NS result of each
-    traveller of a Swiss pairs session in the session's units (MP % or
-    IMPs against the datum); ``pairs.match_rows`` the number
-    of distinct rounds each pair played in match / team kinds (its match
-    rows; 0 in other kinds).  ``error[s]`` is set to ERR_DIRECTION when a pair changes
-    direction in a two-winner session.
+    own: np.ndarray  # int64 (n_players): by a pair's lower player, session << 32 | entry in the session
+    partner: np.ndarray  # int32 (n_players): that pair's higher player
+    key: np.ndarray  # int64 (power of two): the hash table's pair keys
+    entry: np.ndarray  # int64: their entries
+    stamp: np.ndarray  # int64: the session that wrote the slot (-1: none)
+
+
+@kernel
+def _score_session_pairs(trav_session, n_players, s_from, trav, sess, neuberg, butler_trim, pairs, out, error):
+    """Score every board and every pair of sessions s_from, s_from + 1, ... in one pass over each
+    session's rows; returns the session it stopped before (S when all are done).
+
+    trav: ``Travellers`` (``trav.start`` written when s_from is 0: each session's rows, found in
+    ``trav_session``, which ascends); sess: ``Sessions`` (``sess.pair_start`` written from
+    s_from + 1 on: pair_start[s_from] must hold the entries before); pairs: ``PairsOut`` and out:
+    ``TravOut`` (written).  A session's entries are its distinct pairs in order of first
+    appearance (NS before EW within a traveller), numbered on from the previous session's; players
+    are ids 0..n_players-1 (others are looked up by hashing).  ``out.ns_value`` receives the NS
+    result of each traveller of a Swiss pairs session in the session's units (MP % or IMPs against
+    the datum); ``pairs.match_rows`` the number of distinct rounds each pair played in match / team
+    kinds (its match rows; 0 in other kinds).  ``error[s]`` is set to ERR_DIRECTION when a pair
+    changes direction in a two-winner session.
+
+    The pair outputs have room for a fixed number of entries, which the entries of the sessions
+    still to come may exceed before they are counted: the kernel stops before a session that might
+    not fit (2 entries per row at most), so the caller gives it more room and calls again from
+    there.  Scoring and numbering the entries in one pass (they were two kernels) reads each
+    session's rows once and finds each table's run of boards once.
     """
+    S = trav.start.shape[0] - 1
+    if s_from == 0:
+        _session_bounds(trav_session, trav.start)
+        sess.pair_start[0] = 0
     max_rows = 1
-    max_entries = 1
-    for s in range(trav.start.shape[0] - 1):
+    for s in range(S):
         max_rows = max(max_rows, trav.start[s + 1] - trav.start[s])
-        max_entries = max(max_entries, sess.pair_start[s + 1] - sess.pair_start[s])
     rows = np.empty(max_rows, np.int64)
     counts = np.empty(4 * max_rows + 66, np.int64)
     ends = np.empty(max_rows, np.int64)
@@ -306,24 +259,35 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
     mp = np.empty(max_rows)
     val = np.empty(max_rows)
     row_val = np.empty(max_rows)
-    seen = np.empty(max_entries, np.int8)  # bit 1: sat NS, bit 2: sat EW
-    last_round = np.empty(max_entries, np.int64)
-    order = np.empty(max_entries, np.int64)
-    work = np.empty(max_entries, np.int64)
-    for s in range(trav.start.shape[0] - 1):
+    seen = np.empty(2 * max_rows, np.int8)  # bit 1: sat NS, bit 2: sat EW
+    last_round = np.empty(2 * max_rows, np.int64)
+    order = np.empty(2 * max_rows, np.int64)
+    work = np.empty(2 * max_rows, np.int64)
+    size = 16
+    while size < 4 * max_rows:
+        size *= 2
+    # one load per lookup, no hashing: 15-20 % less time than the hash table alone (captured chunks)
+    look = Lookup(own=np.full(n_players, -1, np.int64), partner=np.empty(n_players, np.int32),
+                  key=np.empty(size, np.int64), entry=np.empty(size, np.int64), stamp=np.full(size, -1, np.int64))
+    room = pairs.boards.shape[0]
+    for s in range(s_from, S):
         t0, t1 = trav.start[s], trav.start[s + 1]
+        e0 = sess.pair_start[s]
+        if e0 + 2 * (t1 - t0) > room:
+            return s
         if t1 == t0:
+            sess.pair_start[s + 1] = e0
             continue
         n_boards = _group_by_board(trav.board, trav.ns_score, t0, t1, counts, rows, scores, ends)
         _score_boards(n_boards, ends, sess.scoring[s], sess.expected_plays[s], neuberg, butler_trim, t0, rows,
                       scores, mp, val, out.ns_mp, row_val)
         k = sess.kind[s]
-        _pair_rows(t0, t1, sess.pair_start[s], sess.pair_start[s + 1], sess.scoring[s] == SCORING_MP,
-                   _KIND_IS_MATCH[k] or _KIND_IS_TEAM[k], trav, pairs, out, row_val, seen, last_round)
+        e1 = e0 + _pair_rows(s, t0, t1, e0, sess.scoring[s] == SCORING_MP, _KIND_IS_MATCH[k] or _KIND_IS_TEAM[k],
+                             trav, look, pairs, out, row_val, seen, last_round)
+        sess.pair_start[s + 1] = e1
         if _KIND_IS_MATCH[k] and not _KIND_IS_TEAM[k]:  # Swiss pairs: pass 3 adds up match rows from these
             for t in range(t0, t1):
                 out.ns_value[t] = row_val[t - t0]
-        e0, e1 = sess.pair_start[s], sess.pair_start[s + 1]
         two_groups = sess.winners[s] == 2 or _KIND_IS_TEAM[sess.kind[s]]
         for e in range(e0, e1):
             if sess.scoring[s] == SCORING_MP:
@@ -337,6 +301,7 @@ def _score_session_pairs(trav, sess, neuberg, butler_trim, pairs, out, error):
             else:
                 pairs.group[e] = 0
         _rank_in_groups(e0, e1, pairs.score, pairs.group, pairs.beaten, pairs.n_ranked, order, work)
+    return S
 
 
 @kernel(refcount=False, helper=True)
@@ -374,33 +339,70 @@ def _score_boards(n_boards, ends, sc, expected_plays, neuberg, butler_trim, t0, 
 
 
 @kernel(refcount=False, helper=True)
-def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, row_val, seen, last_round):
-    """One pass over a session's rows (their entries from pass 1): each entry's players, directions sat
-    (``seen``), boards, score total (in row order, from ``row_val[t - t0]``, the NS results) and,
-    when ``matches``, match rows (distinct rounds: rows are sorted by round).
+def _pair_rows(s, t0, t1, e0, mp_scoring, matches, trav, look, pairs, out, row_val, seen, last_round):
+    """One pass over session s's rows [t0, t1): each traveller's NS and EW entries (global, from e0 on;
+    ``look``: ``Lookup``), each entry's players, directions sat (``seen``), boards, score total (in
+    row order, from ``row_val[t - t0]``, the NS results) and, when ``matches``, match rows (distinct
+    rounds: rows are sorted by round).  Returns the session's number of entries.
 
-    Rows come in runs of one table's boards in a round (the same two entries, consecutive rows): each
-    run's two totals are added up in registers, in row order, and stored once, so consecutive rows no
-    longer wait on each other's stores (the same additions in the same order: the same totals)."""
-    for e in range(e0, e1):
-        seen[e - e0] = 0
-        last_round[e - e0] = -(2 ** 31)
-        pairs.boards[e] = 0
-        pairs.score[e] = 0.0
-        pairs.match_rows[e] = 0
+    Rows come in runs of one table's boards in a round (the same two pairs, consecutive rows): a
+    run's two entries are looked up once, and its two totals are added up in registers, in row
+    order, and stored once, so consecutive rows do not wait on each other's stores (the same
+    additions in the same order as row by row: the same totals).  A pair is found by its lower
+    player's slot in ``look.own`` (one load, no hashing); a player in two pairs of one session (not
+    in a simulated movement, but an import may have it), or an id outside ``look.own``, sends the
+    pair to the open-addressing hash table instead."""
+    n_players = look.own.shape[0]
+    mask = look.key.shape[0] - 1
+    count = 0
+    en = ew = e0
     t = t0
     while t < t1:
-        en, ew = out.ns_entry[t], out.ew_entry[t]
-        if seen[en - e0] == 0:
-            a, b = trav.ns[t, 0], trav.ns[t, 1]
-            pairs.players[en, 0], pairs.players[en, 1] = (a, b) if a < b else (b, a)
-        if seen[ew - e0] == 0:
-            a, b = trav.ew[t, 0], trav.ew[t, 1]
-            pairs.players[ew, 0], pairs.players[ew, 1] = (a, b) if a < b else (b, a)
+        for side in range(2):
+            if side == 0:
+                a, b = trav.ns[t, 0], trav.ns[t, 1]
+            else:
+                a, b = trav.ew[t, 0], trav.ew[t, 1]
+            lo, hi = (a, b) if a < b else (b, a)
+            hashed = True
+            e = count
+            if 0 <= lo < n_players:  # (an id out of range is hashed)
+                v = look.own[lo]
+                if (v >> 32) != s:
+                    look.own[lo] = (np.int64(s) << 32) | count
+                    look.partner[lo] = hi
+                    hashed = False
+                elif look.partner[lo] == hi:
+                    e = v & 0xFFFFFFFF
+                    hashed = False
+            if hashed:
+                key = _pair_key(a, b)
+                h = ((key * np.int64(-7046029254386353131)) >> np.int64(20)) & mask
+                while look.stamp[h] == s and look.key[h] != key:
+                    h = (h + 1) & mask
+                if look.stamp[h] != s:
+                    look.stamp[h] = s
+                    look.key[h] = key
+                    look.entry[h] = count
+                e = look.entry[h]
+            if e == count:  # the pair's first row in the session
+                count += 1
+                seen[e] = 0
+                last_round[e] = -(2 ** 31)
+                pairs.players[e0 + e, 0] = lo
+                pairs.players[e0 + e, 1] = hi
+                pairs.boards[e0 + e] = 0
+                pairs.score[e0 + e] = 0.0
+                pairs.match_rows[e0 + e] = 0
+            if side == 0:
+                en = e0 + e
+            else:
+                ew = e0 + e
         seen[en - e0] |= 1
         seen[ew - e0] |= 2
         run_end = t + 1
-        while run_end < t1 and out.ns_entry[run_end] == en and out.ew_entry[run_end] == ew:
+        while run_end < t1 and trav.ns[run_end, 0] == trav.ns[t, 0] and trav.ns[run_end, 1] == trav.ns[t, 1] \
+                and trav.ew[run_end, 0] == trav.ew[t, 0] and trav.ew[run_end, 1] == trav.ew[t, 1]:
             run_end += 1
         ns_total = pairs.score[en]
         if en == ew:  # a pair on both sides of its own table (an import's error): one total, row by row
@@ -408,6 +410,8 @@ def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, row_val, s
                 v = row_val[u - t0]
                 ns_total += v
                 ns_total += (100.0 - v) if mp_scoring else -v
+                out.ns_entry[u] = en
+                out.ew_entry[u] = ew
             pairs.score[en] = ns_total
         else:
             ew_total = pairs.score[ew]
@@ -416,11 +420,15 @@ def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, row_val, s
                     v = row_val[u - t0]
                     ns_total += v
                     ew_total += 100.0 - v
+                    out.ns_entry[u] = en
+                    out.ew_entry[u] = ew
             else:
                 for u in range(t, run_end):
                     v = row_val[u - t0]
                     ns_total += v
                     ew_total -= v
+                    out.ns_entry[u] = en
+                    out.ew_entry[u] = ew
             pairs.score[en] = ns_total
             pairs.score[ew] = ew_total
         pairs.boards[en] += run_end - t
@@ -435,6 +443,7 @@ def _pair_rows(t0, t1, e0, e1, mp_scoring, matches, trav, pairs, out, row_val, s
                     last_round[ew - e0] = r
                     pairs.match_rows[ew] += 1
         t = run_end
+    return count
 
 
 @kernel(refcount=False)
@@ -771,19 +780,21 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
     ns_mp, ns_entry, ew_entry = _carve([(T, np.float64), (T, np.int32), (T, np.int32)])
     out = TravOut(ns_mp=ns_mp, ns_value=np.empty(T), ns_entry=ns_entry, ew_entry=ew_entry)
     trav_start, pair_start = np.empty(S + 1, np.int64), np.empty(S + 1, np.int64)
-    _session_entries(r.trav_session, r.trav_ns, r.trav_ew, r.n_players, out.ns_entry, out.ew_entry, trav_start,
-                     pair_start)
-    E = int(pair_start[-1])
-    (players, direction, group, boards, score, beaten, n_ranked, match_rows, pair_team_local, pair_team,
-     match_start, pair_partnership) = _carve([((E, 2), np.int32), (E, np.int8), (E, np.int32), (E, np.int32),
-                                             (E, np.float64), (E, np.float64), (E, np.int32), (E, np.int64),
-                                             (E, np.int32), (E, np.int32), (E + 1, np.int64), (E, np.int32)])
-    pairs = PairsOut(players=players, direction=direction, group=group, boards=boards, score=score,
-                     beaten=beaten, n_ranked=n_ranked, match_rows=match_rows)
     trav = Travellers(trav_start, r.trav_round, r.trav_board, r.trav_ns, r.trav_ew, r.trav_ns_score)
     sess = Sessions(pair_start, r.session_scoring, r.session_winners, r.session_kind, expected_plays)
     error = np.zeros(S, np.int8)
-    _score_session_pairs(trav, sess, bool(neuberg), int(butler_trim), pairs, out, error)
+    pairs = _pair_outputs(_pair_room(T))
+    s = _score_session_pairs(r.trav_session, r.n_players, 0, trav, sess, bool(neuberg), int(butler_trim), pairs,
+                             out, error)
+    while s < S:  # more entries than the room given: more room, the entries so far kept, and on from s
+        room = max(2 * len(pairs.boards), int(pair_start[s] + 2 * (trav_start[s + 1] - trav_start[s])))
+        pairs = _pair_outputs(room, pairs, int(pair_start[s]))
+        s = _score_session_pairs(r.trav_session, r.n_players, s, trav, sess, bool(neuberg), int(butler_trim),
+                                 pairs, out, error)
+    E = int(pair_start[-1])
+    pairs = PairsOut(*(a[:E] for a in pairs))
+    pair_team_local, pair_team, match_start, pair_partnership = _carve([(E, np.int32), (E, np.int32),
+                                                                        (E + 1, np.int64), (E, np.int32)])
     pair_players, pair_direction = pairs.players, pairs.direction
     _raise_session_errors(r, error, pair_start, pair_players, pair_direction)
     # teams
@@ -820,6 +831,26 @@ def score_results(results, *, neuberg: bool = True, butler_trim: int = 1,
         trav_ns_mp=out.ns_mp, trav_ns_entry=out.ns_entry, trav_ew_entry=out.ew_entry,
         partnership_players=table.players, replaces=r.session_replaces.copy(),
     )
+
+
+def _pair_room(T: int) -> int:
+    """Pair entries the pair outputs first have room for, for T travellers: two a row (room for any
+    session) up to 16 384 rows; past that a quarter of the rows, room enough for sessions whose pairs
+    play 8 boards or more each (a national month has 0.09 entries a row).  A chunk with more entries
+    gets more room as it goes (``score_results``); the room past the entries is never touched, so
+    costs no memory."""
+    return 2 * T if T <= 1 << 14 else T // 4
+
+
+def _pair_outputs(room: int, old: PairsOut | None = None, done: int = 0) -> PairsOut:
+    """Pair outputs with room for ``room`` entries (carved from one block), the first ``done`` copied
+    from ``old``."""
+    pairs = PairsOut(*_carve([((room, 2), np.int32), (room, np.int8), (room, np.int32), (room, np.int32),
+                              (room, np.float64), (room, np.float64), (room, np.int32), (room, np.int64)]))
+    if old is not None:
+        for new, was in zip(pairs, old):
+            new[:done] = was[:done]
+    return pairs
 
 
 def _carve(specs) -> list:

@@ -208,7 +208,7 @@ def partnership_ids(batches):
 
 
 def session_entries(sessions):
-    """Twin of ``scoring.session._session_entries``: each session a list of travellers' (NS pair, EW
+    """Twin of the entries ``scoring.session._score_session_pairs`` numbers: each session a list of travellers' (NS pair, EW
     pair); a session's entries are its distinct pairs (either order of players) in order of first
     appearance, NS before EW within a traveller, numbered on from the previous session's.
     Returns the NS entries, the EW entries (one per traveller, all sessions) and the offsets."""
