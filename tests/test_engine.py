@@ -155,6 +155,33 @@ def test_the_progress_bar_follows_the_slowest_worker_process(monkeypatch, kept):
     assert shown and min(shown) > 0 and sum(shown) == 78  # every week once: 1.5 years of 52 weeks
 
 
+def test_one_thread_plays_scores_and_grades_a_chunk_before_the_next(monkeypatch, on_threads):
+    """On one thread the tasks run replicate by replicate, each chunk played, scored and graded by every
+    variant before the next is played (for the caches: ``Engine._run_chunks``); the Dataset is the one
+    threads and processes give, and the progress bar moves as the replicates' mean advances."""
+    order = []
+    for method in ("_play", "_score", "_grade_chunk"):
+        def task(self, rep, *args, _name=method, _fn=getattr(engine.Engine, method)):
+            order.append((rep.index, _name))
+            return _fn(self, rep, *args)
+        monkeypatch.setattr(engine.Engine, method, task)
+    shown = []
+    advance = engine._Progress.advance
+    monkeypatch.setattr(engine._Progress, "advance", lambda self, weeks, rate: (shown.append((weeks, len(order))),
+                                                                                advance(self, weeks, rate)))
+    one = engine.Engine(**{**WORKER_ARGS, "threads": 1}, progress=True)
+    ds = one.run()
+    threads, ds_threads = on_threads
+    xr.testing.assert_identical(ds, ds_threads)
+    assert one.workers == 1 and one.graded == threads.graded and one.player_boards == threads.player_boards
+    V, n_t = len(one.variants), ds.sizes["time"]
+    assert order == [(r, name) for r in range(3) for _ in range(n_t)
+                     for name in ["_play", "_score"] + ["_grade_chunk"] * V]
+    n_weeks = engine.build_world(one.scenario, engine.replicate_keys(one.seed, 1)[0]).n_weeks
+    assert sum(w for w, _ in shown) == n_weeks  # every week once
+    assert shown[0][1] < len(order) / 3  # the bar moved while replicate 0 was still running
+
+
 def test_a_failing_worker_process_fails_the_run(monkeypatch):
     import os
     _warm_run()

@@ -541,7 +541,13 @@ class Engine:
         are done.  Pass A goes first, oldest chunk first (everything waits
         for it), then the oldest chunk's grading, the variant that took
         longest last time first, so both cores stay busy and the tail is
-        short.  The thread that finished a task records its snapshot and
+        short.  On a pool of one thread (``threads=1``, or a worker
+        process's share) nothing runs beside anything, so the order is
+        chosen for the caches instead: a chunk is played, scored and graded
+        by every variant before the next chunk is played, and one replicate
+        ends before the next begins (its results and the variants' state
+        are then still in cache when the next task reads them).  The thread
+        that finished a task records its snapshot and
         submits the tasks it made ready (``on_done``, under the pool's
         lock), then takes the next; each snapshot lands in its own
         (replicate, variant, chunk) cell, so the order tasks finish in does
@@ -564,32 +570,37 @@ class Engine:
         next_b = [[0] * V for _ in range(R)]  # next chunk to grade, per (replicate, variant)
         b_busy = [[False] * V for _ in range(R)]
         last_seconds = [[0.0] * V for _ in range(R)]
-        finished = [0] * n_t  # tasks finished per chunk (plays, scorings, gradings of reps)
-        shown = 0  # chunks shown on the progress bar
+        finished = [[0] * n_t for _ in range(R)]  # tasks finished per (replicate, chunk): play, scoring, gradings
+        replicate_weeks = 0  # weeks finished by every task of a replicate, summed over the replicates
+        shown = 0  # weeks shown on the progress bar: the replicates' mean, as far as it is a whole week
         waiting_warmup = self._warmup is not None
+        alone = pool.threads == 1  # priorities for the caches (above): replicate, chunk, then play, score, grading
+
+        def priority(r: int, c: int, stage: int, shared: tuple) -> tuple:
+            return (r, c, stage) if alone else shared
 
         def submit_ready(r: int) -> None:
             c = next_play[r]
             if not play_busy[r] and c < n_t and len(left[r]) < LOOKAHEAD:
                 play_busy[r] = True
                 left[r][c] = V
-                pool.submit((0, c, 1, r), ("play", r, c), self._play, reps[r], *chunks[c])
+                pool.submit(priority(r, c, 0, (0, c, 1, r)), ("play", r, c), self._play, reps[r], *chunks[c])
             c = next_score[r]
             if not score_busy[r] and c in played[r]:
                 score_busy[r] = True
-                pool.submit((0, c, 0, r), ("score", r, c), self._score, reps[r], played[r].pop(c))
+                pool.submit(priority(r, c, 1, (0, c, 0, r)), ("score", r, c), self._score, reps[r], played[r].pop(c))
             if waiting_warmup:
                 return
             for j, v in enumerate(self.variants):
                 c = next_b[r][j]
                 if not b_busy[r][j] and c in simulated[r]:
                     b_busy[r][j] = True
-                    pool.submit((1, c, -last_seconds[r][j], r, j), ("b", r, j, c), self._grade_chunk, reps[r], v,
-                                simulated[r][c], days[c])
+                    pool.submit(priority(r, c, 2 + j, (1, c, -last_seconds[r][j], r, j)), ("b", r, j, c),
+                                self._grade_chunk, reps[r], v, simulated[r][c], days[c])
 
         def on_done(tag, out, seconds) -> None:
             # the bookkeeping of a finished task, on the thread that ran it, under the pool's lock
-            nonlocal waiting_warmup, shown, player_boards
+            nonlocal waiting_warmup, shown, replicate_weeks, player_boards
             t0 = time.perf_counter()
             kind, r, c = tag[0], tag[1], tag[-1]
             if kind == "play":
@@ -637,16 +648,18 @@ class Engine:
                 left[r][c] -= 1
                 if not left[r][c]:  # graded by every variant: its results can go
                     del left[r][c], simulated[r][c]
-            finished[c] += 1
+            finished[r][c] += 1
             submit_ready(r)
             self.timing["snapshot"] += time.perf_counter() - t0
-            while shown < n_t and finished[shown] == len(reps) * (2 + V):
-                shown += 1
-                if bar is not None:
+            if finished[r][c] == 2 + V:
+                first, stop = chunks[c]
+                replicate_weeks += stop - first
+                weeks = replicate_weeks // len(reps)
+                if bar is not None and weeks > shown:
                     # compilation (a first run only) is not simulation: keep it out of the throughput
                     elapsed = time.perf_counter() - started - (self._compile_watch.elapsed() - compiled_before)
-                    first, stop = chunks[shown - 1]
-                    self._progress.advance(stop - first, player_boards / max(elapsed, 1e-9) / 1e6)
+                    self._progress.advance(weeks - shown, player_boards / max(elapsed, 1e-9) / 1e6)
+                    shown = weeks
 
         for r in reps:
             submit_ready(r)

@@ -58,6 +58,11 @@ class TaskPool:
         for t in self._helpers:
             t.start()
 
+    @property
+    def threads(self) -> int:
+        """Threads that run tasks: ``drain``'s caller and the helpers."""
+        return len(self._helpers) + 1
+
     def submit(self, priority: tuple, tag, fn, *args) -> None:
         """Queue a task; from ``on_done`` (the lock is held then) or from the caller between drains."""
         with self._lock:
