@@ -148,6 +148,30 @@ def test_long_histories_grow_the_rings_and_still_match(seed, params, n_chunks):
     assert state.capacity > 8
 
 
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 2**32 - 1), params_strategy, st.integers(1, 6))
+def test_ring_rows_are_written_before_they_are_read(seed, params, n_chunks):
+    """The ring pool is not cleared (``decay.aligned_empty``): with every row of it filled with NaN and -7
+    instead, rings that grow and move in a pool that is enlarged still grade as the reference."""
+    from simcore.schemes import decay
+    empty = decay.aligned_empty
+
+    def garbage(shape, dtype=np.float64, align=128, huge=False):
+        out = empty(shape, dtype, align, huge)
+        out.fill(np.nan if out.dtype.kind == "f" else -7)
+        return out
+
+    params["limit_days"] = 1096
+    params["window"] = 2000.0
+    sized = ngs.RING_BOARDS_PER_SESSION
+    decay.aligned_empty, ngs.RING_BOARDS_PER_SESSION = garbage, 2000.0 / 8  # rings of 8 sessions: they grow
+    try:
+        state = _compare_with_reference(seed, params, n_chunks, 150, gaps=(1, 2, 3))
+    finally:
+        decay.aligned_empty, ngs.RING_BOARDS_PER_SESSION = empty, sized
+    assert state.capacity > 8
+
+
 def _compare_with_reference(seed, params, n_chunks, n_sessions, gaps=(1, 3, 7, 30, 400, 1200)):
     rng = np.random.default_rng(seed)
     if params["decay"] == "trapezium" and params["flat"] >= params["window"]:

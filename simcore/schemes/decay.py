@@ -549,11 +549,25 @@ def aligned_zeros(shape, dtype=np.float64, align: int = 128, huge: bool = False)
     entries already cover the array, and a fresh state's first touches of 2 MB pages cost more than
     the walks save (a default-size NGS state graded from new, ``simcore bench --peers``: 148-151 ns
     per player-session on 2 MB pages, 109-114 on 4 KB ones, idle)."""
+    return _aligned(shape, dtype, align, huge, np.zeros)
+
+
+def aligned_empty(shape, dtype=np.float64, align: int = 128, huge: bool = False) -> np.ndarray:
+    """``aligned_zeros`` without the zeros below ``HUGE_FROM_BYTES`` (from there a fresh mapping, zero
+    anyway).  For the ring pool: a ring writes a row before any kernel reads it (its count says which
+    rows hold sessions; moves copy whole slices, read or not), so its rows need no clearing, and
+    clearing them cost: ``np.zeros`` of a default replicate's 12.5 MB pool comes from the heap that
+    ``engine.memory.keep_freed_memory`` keeps, which glibc must clear itself, 1-11 ms a replicate in an
+    engine run (a pass over memory long out of cache), where the rows are filled over the run anyway."""
+    return _aligned(shape, dtype, align, huge, np.empty)
+
+
+def _aligned(shape, dtype, align: int, huge: bool, make) -> np.ndarray:
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dtype.itemsize
     if huge and nbytes >= HUGE_FROM_BYTES:
-        return huge_page_zeros(shape, dtype, fallback=lambda s, d: aligned_zeros(s, d, align))
-    buf = np.zeros(nbytes + align, np.uint8)
+        return huge_page_zeros(shape, dtype, fallback=lambda s, d: _aligned(s, d, align, False, make))
+    buf = make(nbytes + align, np.uint8)
     skip = -buf.ctypes.data % align
     return buf[skip:skip + nbytes].view(dtype).reshape(shape)
 
@@ -574,9 +588,10 @@ def new_pool(n_ent: int, first: int = MIN_CAPACITY, sized: int = 0):
     captured national state, same values).
 
     The pool is allocated with room for RESERVE_PER_ENTITY sessions an
-    entity (or MIN_CAPACITY + ``first``): ``np.zeros`` of that size is lazily zeroed by the OS, so rows
-    cost memory only once a ring reaches them, and growing rings rarely
-    need the pool itself reallocated and copied.
+    entity (or MIN_CAPACITY + ``first``), uncleared (``aligned_empty``: from
+    HUGE_FROM_BYTES a fresh mapping, whose pages cost memory only once a
+    ring reaches them), so growing rings rarely need the pool itself
+    reallocated and copied.
     """
     sized = min(max(int(sized), 0), n_ent)
     if first <= MIN_CAPACITY:
@@ -587,8 +602,8 @@ def new_pool(n_ent: int, first: int = MIN_CAPACITY, sized: int = 0):
     np.cumsum(caps[:-1], out=offsets[1:])
     used = int(caps.sum())
     rows = max(n_ent * max(RESERVE_PER_ENTITY, MIN_CAPACITY + first), used + MIN_CAPACITY + first)
-    ring_f = aligned_zeros((rows, N_RF), huge=True)
-    ring_i = aligned_zeros((rows, N_RI), RING_INT, huge=True)
+    ring_f = aligned_empty((rows, N_RF), huge=True)  # rows are written before they are read
+    ring_i = aligned_empty((rows, N_RI), RING_INT, huge=True)
     ent_f = aligned_zeros((n_ent, N_EF), huge=True)
     ent_f[:, EINIT] = np.nan
     ent_i = aligned_zeros((n_ent, N_EI), np.int64, huge=True)
@@ -628,8 +643,8 @@ def _reserve(ring_f, ring_i, rows: int, used: int | None = None):
         return ring_f, ring_i
     n = max(rows, 2 * ring_f.shape[0])
     used = ring_f.shape[0] if used is None else used
-    rf = aligned_zeros((n, N_RF), huge=True)
-    ri = aligned_zeros((n, N_RI), RING_INT, huge=True)
+    rf = aligned_empty((n, N_RF), huge=True)
+    ri = aligned_empty((n, N_RI), RING_INT, huge=True)
     rf[:used] = ring_f[:used]
     ri[:used] = ring_i[:used]
     return rf, ri
