@@ -75,13 +75,13 @@ def form_partnerships(sc: Scenario, people: People, activity: np.ndarray, rng) -
             pairs = assortative_pairs(rest[lo:hi], z[lo:hi], rho, rng)
             if is_online:
                 r = on.keep_partner
-            for a_, b_ in pairs:
-                partner[a_], partner[b_] = b_, a_
-                rate[a_] = rate[b_] = r
-                bonus[a_] = bonus[b_] = bon
-                ptype[a_] = ptype[b_] = typ
-                if typ == NEAR_EXCLUSIVE:
-                    activity[a_] = activity[b_] = 0.5 * (activity[a_] + activity[b_])
+            a_, b_ = pairs[:, 0], pairs[:, 1]  # every player in one pair at most: all pairs at once
+            partner[a_], partner[b_] = b_, a_
+            rate[a_] = rate[b_] = r
+            bonus[a_] = bonus[b_] = bon
+            ptype[a_] = ptype[b_] = typ
+            if typ == NEAR_EXCLUSIVE:
+                activity[a_] = activity[b_] = 0.5 * (activity[a_] + activity[b_])
     return Links(partner, partner2, rate, rate2, bonus, bonus2, ptype)
 
 
