@@ -15,7 +15,10 @@ player-week: what an engine run sees), and whether the plans are identical.
 """
 import sys
 
-import _ab
+if __package__:  # imported as benchmarks.<tool> (asv imports every module of benchmarks/ to find benchmarks)
+    from . import _ab
+else:  # run as a script: its folder is on sys.path
+    import _ab
 
 FIELDS = ("day", "venue", "event", "kind", "scoring", "winners", "boards", "boards_per_round", "entry_start",
           "a", "b", "ptype", "bonus", "team", "scored_on", "corrected_on")
@@ -40,7 +43,7 @@ def install(caps):
     ch.plan_sessions, engine.score_chunk = plan_wrap, score_wrap
 
 
-def time_one(work, which, name, reps):
+def timed_side(work, which, name, reps):
     import time
     sys.path.insert(0, _ab.ROOT)
     sys.path.insert(0, work)
@@ -102,6 +105,6 @@ def main(rev="bf5407e"):
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--time"]:
-        time_one(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+        timed_side(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     else:
         main(*sys.argv[1:2])

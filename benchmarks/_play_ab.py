@@ -17,7 +17,10 @@ identical.
 import sys
 import time
 
-import _ab
+if __package__:  # imported as benchmarks.<tool> (asv imports every module of benchmarks/ to find benchmarks)
+    from . import _ab
+else:  # run as a script: its folder is on sys.path
+    import _ab
 
 
 def install(caps):
@@ -37,7 +40,7 @@ _STAGES = (("simcore.simulate.chunk", "strength_on", "strength"), ("simcore.simu
            ("simcore.simulate.chunk", "play_swiss_sessions", "swiss"))
 
 
-def time_one(tree, work, which, name, reps):
+def timed_side(tree, work, which, name, reps):
     sys.path.insert(0, tree)
     import importlib
 
@@ -96,7 +99,7 @@ def main(rev="b0522d9", reps_default=200, reps_national=15, rounds=2):
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--time"]:
-        time_one(*sys.argv[2:6], int(sys.argv[6]))
+        timed_side(*sys.argv[2:6], int(sys.argv[6]))
     else:
         args = sys.argv[1:]
         main(*args[:1], *(int(a) for a in args[1:]))

@@ -15,7 +15,10 @@ import copy
 import sys
 import time
 
-import _ab
+if __package__:  # imported as benchmarks.<tool> (asv imports every module of benchmarks/ to find benchmarks)
+    from . import _ab
+else:  # run as a script: its folder is on sys.path
+    import _ab
 
 KERNELS = ("_session_entries", "_score_session_pairs", "_assign_team_rows", "_session_matches",
            "_partnership_ids")
@@ -34,7 +37,7 @@ def install(caps):
     engine.score_chunk = score_wrap
 
 
-def time_one(tree, work, which, name, reps):
+def timed_side(tree, work, which, name, reps):
     sys.path.insert(0, tree)
     from simcore.scoring import session as mod
     c = _ab.load(work, name)
@@ -91,6 +94,6 @@ def main(rev="b0522d9", rounds="3"):
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--time"]:
-        time_one(*sys.argv[2:6], int(sys.argv[6]))
+        timed_side(*sys.argv[2:6], int(sys.argv[6]))
     else:
         main(*sys.argv[1:3])
