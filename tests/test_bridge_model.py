@@ -158,6 +158,37 @@ def test_pool_ladders_are_sane():
     assert np.any(pool.scores[2::4] != pool.scores[0::4])
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**64 - 1), st.integers(0, 10**6), st.randoms(use_true_random=False))
+def test_ladder_whatever_order_its_keys_come_in(key, deal, rnd):
+    """A ladder does not depend on the order its keys come in (the order of the deal's ladder before, in
+    the pool): any order gives the same ladder, bit for bit, the twin's, and leaves the keys sorted."""
+    params = dataclasses.replace(PARAMS, p_compete=0.9, p_sacrifice=0.9)      # side B contracts in most deals
+    state = np.empty(1, np.uint64)
+    bm.seed_stream(state, np.uint64(key), deal, 0)
+    opts = np.zeros((bm.MAX_OPTIONS, 6), np.int64)
+    w, noise = np.zeros(bm.MAX_OPTIONS), np.zeros(4)
+    n_opt = bm._make_deal(params.deal_vector(), state, opts, w, noise)
+    outcome = np.zeros(8 * bm.MAX_OPTIONS, np.int64)
+    bm._outcome_scores(opts, n_opt, outcome)
+    twin = naive.build_deal(params, key, deal)
+    for va, vb in itertools.product((0, 1), (0, 1)):
+        got = []
+        for shuffle in (False, True):
+            order = list(range(4 * n_opt))
+            if shuffle:
+                rnd.shuffle(order)
+            keys = np.array(order + [0] * (4 * (bm.MAX_OPTIONS - n_opt)), np.int64)
+            rung_s, rung_p = np.zeros(4 * bm.MAX_OPTIONS, np.int64), np.zeros(4 * bm.MAX_OPTIONS)
+            m = bm._ladder(opts, w, n_opt, noise, va, vb, outcome, np.zeros(bm.MAX_OPTIONS), keys, rung_s, rung_p)
+            assert np.all(np.diff(keys[:4 * n_opt]) > 0)
+            got.append((rung_s[:m].tolist(), rung_p[:m].tolist()))
+        assert got[0] == got[1]
+        assert got[0][0] == [s for s, _ in twin[va, vb]]
+        # the twin's weights use another normal quantile: equal to rounding
+        np.testing.assert_allclose(got[0][1], [p for _, p in twin[va, vb]], rtol=1e-7, atol=1e-12)
+
+
 def test_build_pool_rejects_bad_size():
     with pytest.raises(ValueError, match="n_deals=0"):
         bm.build_pool(PARAMS, 1, 0)

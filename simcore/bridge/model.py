@@ -593,80 +593,99 @@ def _make_deal(P, st, opts, w, noise):
 
 @kernel(helper=True)
 def _outcome_scores(opts, n_opt, out):
-    """Side A's score (bridge points) of option i when its declarer takes DD-2+j tricks, declarer side not
-    vulnerable (out[i, j, 0]) and vulnerable (out[i, j, 1]): the only vulnerability a score depends on, so the
-    four ladders of a deal read each score from here instead of scoring it four times."""
+    """Side A's score (bridge points) of each candidate outcome c = 4 i + j of a deal, option i with its
+    declarer taking DD-2+j tricks: out[2 c] with the declarer side not vulnerable, out[2 c + 1] vulnerable,
+    the only vulnerability a score depends on, so the four ladders of a deal read each score from here
+    instead of scoring it four times."""
     for i in range(n_opt):
         sign = 1 if opts[i, OPT_SIDE] == SIDE_A else -1
         for j in range(4):
             t = min(max(opts[i, OPT_TRICKS] + j - 2, 0), 13)
             for vul in range(2):
-                out[i, j, vul] = sign * _score(opts[i, OPT_LEVEL], opts[i, OPT_STRAIN], opts[i, OPT_DOUBLED], vul, t)
+                out[2 * (4 * i + j) + vul] = sign * _score(opts[i, OPT_LEVEL], opts[i, OPT_STRAIN],
+                                                           opts[i, OPT_DOUBLED], vul, t)
+
+
+_CAND_BITS = 5
+_CAND_MASK = (1 << _CAND_BITS) - 1
+"""A ladder candidate's sort key is its score times 2**_CAND_BITS plus its number c (< 4 * MAX_OPTIONS)."""
+assert 4 * MAX_OPTIONS <= 1 << _CAND_BITS
+_NO_SCORE = -(1 << 40)
+"""Below every score: the score "before" a ladder's first rung."""
 
 
 @kernel(helper=True)
-def _ladder(opts, w, n_opt, noise, vul_a, vul_b, outcome, scores, probs, tmp_s, tmp_p):
+def _ladder(opts, w, n_opt, noise, vul_a, vul_b, outcome, f, keys, rung_s, rung_p):
     """A board's outcome ladder: options x play noise, side A's scores ascending, ties merged.
 
-    outcome: the options' scores (``_outcome_scores``).  Writes ``scores``
-    (side A's view, bridge points) and ``probs``; returns the number of
-    rungs.  Beyond MAX_RUNGS the least likely rung is folded into the
-    neighbour whose score is closer (the lower one on a tie), repeatedly.
-    tmp_s, tmp_p: work arrays of 4 * MAX_OPTIONS.
+    outcome: the candidates' scores (``_outcome_scores``).  Writes the rungs' scores (side A's view,
+    bridge points) into ``rung_s`` and their probabilities into ``rung_p``; returns the number of rungs.
+    Beyond MAX_RUNGS the least likely rung is folded into the neighbour whose score is closer (the lower
+    one on a tie), repeatedly.
+
+    The candidates c = 4 i + j (option i, declarer taking DD-2+j tricks) are sorted by their keys
+    score * 2**_CAND_BITS + c; a score's probability is the sum of its candidates' in c order
+    (candidates of probability 0 left out), the order in which inserting them one by one into a sorted
+    list adds them up.  keys[:4 n_opt] comes in with the candidates' numbers in some order (in their
+    low _CAND_BITS bits: the keys of the deal's ladder before, or just 0, 1, 2, ... for its first) and
+    leaves sorted: the next ladder, at another vulnerability, starts nearly sorted and its insertion
+    sort mostly compares.  f: work array of MAX_OPTIONS; keys, rung_s, rung_p: of 4 * MAX_OPTIONS.
     """
     total = 0.0
     for i in range(n_opt):
-        f = w[i]
+        x = w[i]
         if opts[i, OPT_KIND] == KIND_SACRIFICE:
-            f *= _SACRIFICE_VUL[vul_a, vul_b]
-        total += f
-    m = 0
+            x *= _SACRIFICE_VUL[vul_a, vul_b]
+        total += x
     for i in range(n_opt):
-        f = w[i]
+        x = w[i]
         if opts[i, OPT_KIND] == KIND_SACRIFICE:
-            f *= _SACRIFICE_VUL[vul_a, vul_b]
-        f /= total
-        by_a = opts[i, OPT_SIDE] == SIDE_A
-        vul = vul_a if by_a else vul_b
-        for j in range(4):
-            p = f * noise[j]
-            if p <= 0.0:
-                continue
-            s = outcome[i, j, vul]
-            # insert into the sorted list, merging equal scores
-            pos = 0
-            while pos < m and tmp_s[pos] < s:
-                pos += 1
-            if pos < m and tmp_s[pos] == s:
-                tmp_p[pos] += p
-            else:
-                for q in range(m, pos, -1):
-                    tmp_s[q] = tmp_s[q - 1]
-                    tmp_p[q] = tmp_p[q - 1]
-                tmp_s[pos] = s
-                tmp_p[pos] = p
-                m += 1
+            x *= _SACRIFICE_VUL[vul_a, vul_b]
+        f[i] = x / total                                 # option i's share
+    # each candidate's key at this vulnerability, inserted at once into the sorted ones before it
+    for r in range(4 * n_opt):
+        c = keys[r] & _CAND_MASK
+        vul = vul_a if opts[c >> 2, OPT_SIDE] == SIDE_A else vul_b
+        key = (outcome[2 * c + vul] << _CAND_BITS) + c
+        q = r
+        while q > 0 and keys[q - 1] > key:
+            keys[q] = keys[q - 1]
+            q -= 1
+        keys[q] = key
+    # equal scores merged without a branch (a third of the candidates tie with the one before)
+    m = 0
+    last = _NO_SCORE
+    acc = 0.0
+    for r in range(4 * n_opt):
+        c = keys[r] & _CAND_MASK
+        p = f[c >> 2] * noise[c & 3]
+        if p <= 0.0:
+            continue
+        s = keys[r] >> _CAND_BITS
+        new = s != last
+        acc = p if new else acc + p
+        m += new
+        rung_s[m - 1] = s
+        rung_p[m - 1] = acc
+        last = s
     while m > MAX_RUNGS:
         k = 0
         for i in range(1, m):
-            if tmp_p[i] < tmp_p[k]:
+            if rung_p[i] < rung_p[k]:
                 k = i
         if k == 0:
             nb = 1
         elif k == m - 1:
             nb = m - 2
-        elif tmp_s[k] - tmp_s[k - 1] <= tmp_s[k + 1] - tmp_s[k]:
+        elif rung_s[k] - rung_s[k - 1] <= rung_s[k + 1] - rung_s[k]:
             nb = k - 1
         else:
             nb = k + 1
-        tmp_p[nb] += tmp_p[k]
+        rung_p[nb] += rung_p[k]
         for q in range(k, m - 1):
-            tmp_s[q] = tmp_s[q + 1]
-            tmp_p[q] = tmp_p[q + 1]
+            rung_s[q] = rung_s[q + 1]
+            rung_p[q] = rung_p[q + 1]
         m -= 1
-    for i in range(m):
-        scores[i] = tmp_s[i]
-        probs[i] = tmp_p[i]
     return m
 
 
@@ -682,34 +701,52 @@ def _build_pool(P, key, first, scores, thresholds, probs, n_rungs):
     opts = np.empty((MAX_OPTIONS, 6), np.int64)
     w = np.empty(MAX_OPTIONS, np.float64)
     noise = np.empty(4, np.float64)
-    sc = np.empty(MAX_RUNGS, np.int64)
-    pr = np.empty(MAX_RUNGS, np.float64)
-    tmp_s = np.empty(4 * MAX_OPTIONS, np.int64)
-    tmp_p = np.empty(4 * MAX_OPTIONS, np.float64)
-    outcome = np.empty((MAX_OPTIONS, 4, 2), np.int64)
+    f = np.empty(MAX_OPTIONS, np.float64)
+    keys = np.empty(4 * MAX_OPTIONS, np.int64)
+    rung_s = np.empty(4 * MAX_OPTIONS, np.int64)
+    rung_p = np.empty(4 * MAX_OPTIONS, np.float64)
+    outcome = np.empty(8 * MAX_OPTIONS, np.int64)
     st = np.empty(1, np.uint64)
     for d in range(scores.shape[0] // 4):
         seed_stream(st, key, first + d, 0)
         n_opt = _make_deal(P, st, opts, w, noise)
         _outcome_scores(opts, n_opt, outcome)
-        for vc in range(4):
+        side_b = False
+        for i in range(n_opt):
+            side_b |= opts[i, OPT_SIDE] == SIDE_B
+        for c in range(4 * n_opt):
+            keys[c] = c
+        # rows (vul_a, vul_b) = (0, 0), (0, 1), (1, 1), (1, 0): each differs from the one before in one
+        # side's vulnerability, so its ladder starts from a nearly sorted order (``_ladder``)
+        prev = 0
+        for t in range(4):
+            vc = t ^ (t >> 1)
             row = 4 * d + vc
-            m = _ladder(opts, w, n_opt, noise, vc >> 1, vc & 1, outcome, sc, pr, tmp_s, tmp_p)
-            n_rungs[row] = m
-            cum = 0.0
-            for k in range(MAX_RUNGS):
-                scores[row, k] = sc[min(k, m - 1)]
-                probs[row, k] = pr[k] if k < m else 0.0
-                if k < m - 1:
-                    cum += pr[k]
-                    # rungs less likely than 1e-12 at an average table count as impossible
-                    # at the top and as 1e-15 at the bottom: no infinite or NaN cut points
-                    if cum < 1.0 - 1e-12:
-                        thresholds[row, k] = normal_quantile(max(cum, 1e-15))
+            if t & 1 and not side_b:
+                # side B's vulnerability only matters to side B's contracts: the row before's ladder
+                n_rungs[row] = n_rungs[prev]
+                for k in range(MAX_RUNGS):
+                    scores[row, k] = scores[prev, k]
+                    probs[row, k] = probs[prev, k]
+                    thresholds[row, k] = thresholds[prev, k]
+            else:
+                m = _ladder(opts, w, n_opt, noise, vc >> 1, vc & 1, outcome, f, keys, rung_s, rung_p)
+                n_rungs[row] = m
+                cum = 0.0
+                for k in range(MAX_RUNGS):
+                    scores[row, k] = rung_s[min(k, m - 1)]
+                    probs[row, k] = rung_p[k] if k < m else 0.0
+                    if k < m - 1:
+                        cum += rung_p[k]
+                        # rungs less likely than 1e-12 at an average table count as impossible
+                        # at the top and as 1e-15 at the bottom: no infinite or NaN cut points
+                        if cum < 1.0 - 1e-12:
+                            thresholds[row, k] = normal_quantile(max(cum, 1e-15))
+                        else:
+                            thresholds[row, k] = np.inf
                     else:
                         thresholds[row, k] = np.inf
-                else:
-                    thresholds[row, k] = np.inf
+            prev = row
 
 
 @dataclass(frozen=True)
