@@ -388,7 +388,7 @@ _SACRIFICE_VUL = np.array([[1.0, 0.3], [2.0, 1.0]])
 """Sacrifice weight factor by [A vulnerable, B vulnerable]: B sacrifices more at favourable vulnerability."""
 
 
-@kernel(helper=True)
+@helper(refcount=False)
 def _pick(cum, st):
     """Index drawn from the cumulative probabilities ``cum`` (one uniform)."""
     u = uniform(st)
@@ -398,13 +398,13 @@ def _pick(cum, st):
     return k
 
 
-@kernel(helper=True)
+@helper(refcount=False)
 def _weight(base, sd, st):
     """Option weight: base x lognormal(0, sd) (one uniform)."""
     return base * np.exp(sd * normal_quantile(uniform(st)))
 
 
-@kernel(helper=True)
+@helper(refcount=False)
 def _add(opts, w, n, level, strain, side, doubled, tricks, weight, kind):
     """Append an option (tricks clipped to 0..13); returns the new count."""
     if n >= MAX_OPTIONS:
@@ -419,7 +419,7 @@ def _add(opts, w, n, level, strain, side, doubled, tricks, weight, kind):
     return n + 1
 
 
-@kernel(helper=True)
+@helper(refcount=False)
 def _other_suit(sa, st):
     """A random suit other than ``sa`` (any suit when sa is notrump)."""
     sb = np.int64(uniform(st) * 4.0)
@@ -428,7 +428,7 @@ def _other_suit(sa, st):
     return sb
 
 
-@helper(forceinline=True)
+@helper(forceinline=True, refcount=False)
 def _flat_options(P, st, opts, w):
     """FLAT: everyone bids the same contract and takes the same tricks.
 
@@ -447,7 +447,7 @@ def _flat_options(P, st, opts, w):
     return n
 
 
-@helper(forceinline=True)
+@helper(forceinline=True, refcount=False)
 def _partscore_options(P, st, opts, w):
     """PARTSCORE: A's partscore, another strain, one level higher (and doubled when
     that fails), sometimes passed out, sometimes B competes (and is doubled).
@@ -482,7 +482,7 @@ def _partscore_options(P, st, opts, w):
     return n
 
 
-@helper(forceinline=True)
+@helper(forceinline=True, refcount=False)
 def _game_options(P, st, opts, w):
     """GAME: A's game, a partscore stop, the other game (3NT or a major), one level
     too high, the game doubled when it fails, sometimes B's doubled sacrifice.
@@ -519,7 +519,7 @@ def _game_options(P, st, opts, w):
     return n
 
 
-@helper(forceinline=True)
+@helper(forceinline=True, refcount=False)
 def _slam_options(P, st, opts, w):
     """SLAM: A's small or grand slam, stopping in game, a grand that is one too
     many (or the small slam when the grand is on), the slam in the other strain.
@@ -547,7 +547,7 @@ def _slam_options(P, st, opts, w):
     return n
 
 
-@helper(forceinline=True)
+@helper(forceinline=True, refcount=False)
 def _play_noise(P, play, noise):
     """This deal's play noise: the base rates times the deal factor ``play``, at most 0.9 in all.
 
@@ -567,7 +567,7 @@ def _play_noise(P, play, noise):
     noise[3] = ep
 
 
-@kernel(helper=True)
+@helper(refcount=False)
 def _make_deal(P, st, opts, w, noise):
     """One deal: its contract options (side A's view) and play-noise probabilities.
 
@@ -591,7 +591,7 @@ def _make_deal(P, st, opts, w, noise):
     return n
 
 
-@kernel(helper=True)
+@helper(refcount=False)
 def _outcome_scores(opts, n_opt, out):
     """Side A's score (bridge points) of each candidate outcome c = 4 i + j of a deal, option i with its
     declarer taking DD-2+j tricks: out[2 c] with the declarer side not vulnerable, out[2 c + 1] vulnerable,
@@ -614,7 +614,7 @@ _NO_SCORE = -(1 << 40)
 """Below every score: the score "before" a ladder's first rung."""
 
 
-@kernel(helper=True)
+@helper(refcount=False)
 def _ladder(opts, w, n_opt, noise, vul_a, vul_b, outcome, f, keys, rung_s, rung_p):
     """A board's outcome ladder: options x play noise, side A's scores ascending, ties merged.
 
@@ -707,6 +707,17 @@ def _build_pool(P, key, first, scores, thresholds, probs, n_rungs):
     rung_p = np.empty(4 * MAX_OPTIONS, np.float64)
     outcome = np.empty(8 * MAX_OPTIONS, np.int64)
     st = np.empty(1, np.uint64)
+    _fill_pool(P, key, first, scores, thresholds, probs, n_rungs, opts, w, noise, f, keys, rung_s, rung_p, outcome, st)
+
+
+@helper(refcount=False)
+def _fill_pool(P, key, first, scores, thresholds, probs, n_rungs, opts, w, noise, f, keys, rung_s, rung_p, outcome, st):
+    """``_build_pool``'s loop over the deals, given its work arrays.
+
+    It and the helpers it calls, which only write into arrays they are given, run without reference
+    counting: numba otherwise increments and decrements, atomically, the count of every array passed to
+    a helper or taken as a view, ~12 % of a pool's time (perf samples in NRT_incref and NRT_decref).
+    """
     for d in range(scores.shape[0] // 4):
         seed_stream(st, key, first + d, 0)
         n_opt = _make_deal(P, st, opts, w, noise)
