@@ -164,6 +164,14 @@ def normal_quantile(p):
         q = np.sqrt(-2.0 * np.log(1.0 - p))
         return -((((( _C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / \
             ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
+    return normal_quantile_central(p)
+
+
+@kernel(forceinline=True)
+def normal_quantile_central(p):
+    """``normal_quantile``'s formula for _P_LOW <= p <= 1 - _P_LOW (any other p gives a number, not the
+    quantile): straight-line arithmetic, so a loop of it over an array vectorises (``bridge.model``'s cut
+    points), with the same operations, hence the same bits, as a call of ``normal_quantile``."""
     q = p - 0.5
     r = q * q
     return ((((( _A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * q / \

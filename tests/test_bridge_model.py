@@ -189,6 +189,32 @@ def test_ladder_whatever_order_its_keys_come_in(key, deal, rnd):
         np.testing.assert_allclose(got[0][1], [p for _, p in twin[va, vb]], rtol=1e-7, atol=1e-12)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=bm.MAX_RUNGS).filter(lambda x: sum(x) > 0),
+       st.sampled_from([1.0, 1e-13, 1e-6, 1e3]))
+def test_cut_points_are_normal_quantiles_of_the_sums(weights, scale):
+    """Vectorised, the cut points are the bits of normal_quantile of the running sums (the scalar loop
+    they replace), and the twin's quantiles to rounding; scale puts tiny rungs at either end."""
+    probs = np.zeros(bm.MAX_RUNGS)
+    probs[:len(weights)] = np.array(weights) / sum(weights)
+    probs[0] *= scale
+    probs[:len(weights)] /= probs.sum()
+    m = len(weights)
+    out = np.full(bm.MAX_RUNGS, np.nan)
+    bm.cut_points(probs, m, out)
+    want, c = [], 0.0
+    for k in range(bm.MAX_RUNGS):
+        c += probs[k] if k < m - 1 else 0.0
+        want.append(bm.normal_quantile(max(c, 1e-15)) if k < m - 1 and c < 1.0 - 1e-12 else math.inf)
+    assert out.tobytes() == np.array(want).tobytes()
+    twin = np.array(naive.cut_points(list(zip(range(m), probs[:m]))))
+    finite = np.isfinite(twin)
+    assert np.array_equal(np.isfinite(out), finite)
+    w = twin[finite]       # tolerance as test_pool_matches_reference's: the twin adds up its sums its own way
+    ulps_of_sum = 8 * np.finfo(np.float64).eps / (np.exp(-0.5 * w * w) / np.sqrt(2 * np.pi))
+    assert np.all(np.abs(out[finite] - w) <= 1e-7 + 1e-6 * np.abs(w) + ulps_of_sum), (out, twin)
+
+
 def test_build_pool_rejects_bad_size():
     with pytest.raises(ValueError, match="n_deals=0"):
         bm.build_pool(PARAMS, 1, 0)

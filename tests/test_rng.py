@@ -68,6 +68,13 @@ def test_normal_quantile_accuracy():
     assert np.max(np.abs(fast - scipy_stats.norm.ppf(p))) < 1e-8
 
 
+def test_normal_quantile_central_is_normal_quantile_in_the_centre():
+    """The central formula alone (what bridge.model's cut points vectorise) gives normal_quantile's bits."""
+    p = np.concatenate([np.linspace(rng._P_LOW, 1 - rng._P_LOW, 5001), [rng._P_LOW, 1 - rng._P_LOW, 0.5],
+                        np.random.default_rng(5).uniform(rng._P_LOW, 1 - rng._P_LOW, 5000)])
+    assert np.array_equal([rng.normal_quantile_central(x) for x in p], [rng.normal_quantile(x) for x in p])
+
+
 def test_uniform_and_normal_moments():
     s = rng.new_stream(np.uint64(123), 0, 0)
     u = np.array([rng.uniform(s) for _ in range(100_000)])

@@ -176,7 +176,8 @@ import numpy as np
 from simcore import rng
 from simcore._jit import helper, kernel
 from simcore._memory import huge_page_empty
-from simcore.rng import normal_quantile, seed_stream, uniform
+from simcore.rng import _P_LOW as _NQ_LOW
+from simcore.rng import normal_quantile, normal_quantile_central, seed_stream, uniform
 
 # --- contracts and duplicate scoring ---------------------------------------
 
@@ -689,6 +690,36 @@ def _ladder(opts, w, n_opt, noise, vul_a, vul_b, outcome, f, keys, rung_s, rung_
     return m
 
 
+@kernel(forceinline=True)
+def cut_points(probs, m, out):
+    """Latent cut points of a ladder of m rungs with probabilities probs[:m] (0 past them):
+    out[k] = Phi^-1(probs[0] + ... + probs[k]) for k < m - 1, +inf from m - 1 on (probs, out: MAX_RUNGS).
+
+    A cumulative probability within 1e-12 of 1 gives +inf (the rungs above it count as impossible at an
+    average table) and one below 1e-15 counts as 1e-15: no infinite or NaN cut points.  The quantile's
+    central formula first runs over all MAX_RUNGS sums in a loop LLVM vectorises (no branch, the same
+    operations as ``normal_quantile``, so the same bits); the cut points in its tails, about a fifth (a
+    log and a square root each), then call ``normal_quantile`` itself.
+    """
+    c = 0.0
+    for k in range(MAX_RUNGS):
+        c += probs[k]
+        out[k] = c
+    # in place: a loop from one array into another would need a run-time check that they do not overlap;
+    # and over the array's length: a loop of a constant MAX_RUNGS trips is unrolled instead (numba runs no
+    # SLP vectoriser)
+    for k in range(out.shape[0]):
+        out[k] = normal_quantile_central(out[k])
+    top = max(m - 1, 0)
+    c = 0.0
+    for k in range(top):
+        c += probs[k]                                  # the same sums, added in the same order
+        if not (c >= _NQ_LOW and c <= 1.0 - _NQ_LOW):  # a tail (or NaN): what normal_quantile does there
+            out[k] = normal_quantile(max(c, 1e-15)) if c < 1.0 - 1e-12 else np.inf
+    for k in range(top, MAX_RUNGS):
+        out[k] = np.inf
+
+
 @kernel
 def _build_pool(P, key, first, scores, thresholds, probs, n_rungs):
     """Build deals first, first + 1, ... of stream ``key`` into the pool rows.
@@ -743,20 +774,10 @@ def _fill_pool(P, key, first, scores, thresholds, probs, n_rungs, opts, w, noise
             else:
                 m = _ladder(opts, w, n_opt, noise, vc >> 1, vc & 1, outcome, f, keys, rung_s, rung_p)
                 n_rungs[row] = m
-                cum = 0.0
                 for k in range(MAX_RUNGS):
                     scores[row, k] = rung_s[min(k, m - 1)]
                     probs[row, k] = rung_p[k] if k < m else 0.0
-                    if k < m - 1:
-                        cum += rung_p[k]
-                        # rungs less likely than 1e-12 at an average table count as impossible
-                        # at the top and as 1e-15 at the bottom: no infinite or NaN cut points
-                        if cum < 1.0 - 1e-12:
-                            thresholds[row, k] = normal_quantile(max(cum, 1e-15))
-                        else:
-                            thresholds[row, k] = np.inf
-                    else:
-                        thresholds[row, k] = np.inf
+                cut_points(probs[row], m, thresholds[row])
             prev = row
 
 
