@@ -52,9 +52,11 @@ def test_known_scores(level, strain, doubled, vul, tricks, expected):
 
 
 def test_bridge_score_matches_reference_everywhere():
+    table = np.zeros((8, 5, 3, 2, 14), np.int64)
+    bm._score_table(table)                                  # the pool's look-up table of _score
     for level, strain, doubled, vul, tricks in itertools.product(range(8), range(5), range(3), (False, True),
                                                                  range(14)):
-        assert bm._score(level, strain, doubled, vul, tricks) == \
+        assert bm._score(level, strain, doubled, vul, tricks) == table[level, strain, doubled, int(vul), tricks] == \
             naive.bridge_score(level, strain, doubled, vul, tricks), (level, strain, doubled, vul, tricks)
 
 
@@ -169,8 +171,9 @@ def test_ladder_whatever_order_its_keys_come_in(key, deal, rnd):
     opts = np.zeros((bm.MAX_OPTIONS, 6), np.int64)
     w, noise = np.zeros(bm.MAX_OPTIONS), np.zeros(4)
     n_opt = bm._make_deal(params.deal_vector(), state, opts, w, noise)
-    outcome = np.zeros(8 * bm.MAX_OPTIONS, np.int64)
-    bm._outcome_scores(opts, n_opt, outcome)
+    outcome, table = np.zeros(8 * bm.MAX_OPTIONS, np.int64), np.zeros((8, 5, 3, 2, 14), np.int64)
+    bm._score_table(table)
+    bm._outcome_scores(opts, n_opt, table, outcome)
     twin = naive.build_deal(params, key, deal)
     for va, vb in itertools.product((0, 1), (0, 1)):
         got = []
