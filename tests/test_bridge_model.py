@@ -171,7 +171,7 @@ def test_ladder_whatever_order_its_keys_come_in(key, deal, rnd):
     opts = np.zeros((bm.MAX_OPTIONS, 6), np.int64)
     w, noise = np.zeros(bm.MAX_OPTIONS), np.zeros(4)
     n_opt = bm._make_deal(params.deal_vector(), state, opts, w, noise)
-    outcome, table = np.zeros(8 * bm.MAX_OPTIONS, np.int64), np.zeros((8, 5, 3, 2, 14), np.int64)
+    outcome, table = np.zeros(16 * bm.MAX_OPTIONS, np.int64), np.zeros((8, 5, 3, 2, 14), np.int64)
     bm._score_table(table)
     bm._outcome_scores(opts, n_opt, table, outcome)
     twin = naive.build_deal(params, key, deal)

@@ -607,17 +607,18 @@ def _score_table(table):
 @helper(refcount=False)
 def _outcome_scores(opts, n_opt, table, out):
     """Side A's score (bridge points) of each candidate outcome c = 4 i + j of a deal, option i with its
-    declarer taking DD-2+j tricks: out[2 c] with the declarer side not vulnerable, out[2 c + 1] vulnerable,
-    the only vulnerability a score depends on, so the four ladders of a deal read each score from here
-    instead of scoring it four times.  table: ``_score_table``, looked up instead of ``_score``'s
-    branches (mispredicted: ~36 scores a deal)."""
+    declarer taking DD-2+j tricks, in each of the deal's rows: out[4 c + 2 vul_a + vul_b] (the declaring
+    side's vulnerability picked here, not in the ladders' sort loop).  table: ``_score_table``, looked up
+    instead of ``_score``'s branches (mispredicted: ~36 scores a deal)."""
     for i in range(n_opt):
-        sign = 1 if opts[i, OPT_SIDE] == SIDE_A else -1
+        by_a = opts[i, OPT_SIDE] == SIDE_A
+        sign = 1 if by_a else -1
         level, strain, doubled = opts[i, OPT_LEVEL], opts[i, OPT_STRAIN], opts[i, OPT_DOUBLED]
         for j in range(4):
             t = min(max(opts[i, OPT_TRICKS] + j - 2, 0), 13)
-            for vul in range(2):
-                out[2 * (4 * i + j) + vul] = sign * table[level, strain, doubled, vul, t]
+            for vc in range(4):
+                vul = vc >> 1 if by_a else vc & 1
+                out[4 * (4 * i + j) + vc] = sign * table[level, strain, doubled, vul, t]
 
 
 _CAND_BITS = 5
@@ -656,11 +657,11 @@ def _ladder(opts, w, n_opt, noise, vul_a, vul_b, outcome, f, keys, rung_s, rung_
         if opts[i, OPT_KIND] == KIND_SACRIFICE:
             x *= _SACRIFICE_VUL[vul_a, vul_b]
         f[i] = x / total                                 # option i's share
+    vc = 2 * vul_a + vul_b
     # each candidate's key at this vulnerability, inserted at once into the sorted ones before it
     for r in range(4 * n_opt):
         c = keys[r] & _CAND_MASK
-        vul = vul_a if opts[c >> 2, OPT_SIDE] == SIDE_A else vul_b
-        key = (outcome[2 * c + vul] << _CAND_BITS) + c
+        key = (outcome[4 * c + vc] << _CAND_BITS) + c
         q = r
         while q > 0 and keys[q - 1] > key:
             keys[q] = keys[q - 1]
@@ -749,7 +750,7 @@ def _build_pool(P, key, first, scores, thresholds, probs, n_rungs):
     keys = np.empty(4 * MAX_OPTIONS, np.int64)
     rung_s = np.empty(4 * MAX_OPTIONS, np.int64)
     rung_p = np.empty(4 * MAX_OPTIONS, np.float64)
-    outcome = np.empty(8 * MAX_OPTIONS, np.int64)
+    outcome = np.empty(16 * MAX_OPTIONS, np.int64)
     st = np.empty(1, np.uint64)
     table = np.empty((8, 5, 3, 2, 14), np.int64)
     _score_table(table)
