@@ -94,7 +94,7 @@ def _cold(tree: str, tmp: str) -> dict:
     then the first run with an empty kernel cache (timed)."""
     clone = os.path.join(tmp, "clone")
     shutil.rmtree(clone, ignore_errors=True)
-    subprocess.run(["git", "clone", "-q", tree, clone], check=True)
+    subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", tree, clone], check=True)
     diff = subprocess.run(["git", "-C", tree, "diff", "HEAD"], capture_output=True, check=True).stdout
     if diff:  # the working tree's uncommitted changes too
         subprocess.run(["git", "-C", clone, "apply", "-"], input=diff, check=True)

@@ -5,6 +5,8 @@ import json
 import numpy as np
 import pytest
 import xarray as xr
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simcore import metrics
 from simcore.engine import session_stats
@@ -202,3 +204,48 @@ def test_fr18_direct_pair_grading_error_is_the_variance_of_grade_minus_truth():
     # grades equal to the truth: no pair-grading error at all
     exact = session_stats.fr18_chunk(results, scored, grade_before, gpair)
     assert exact["e_direct"] == pytest.approx(0.0, abs=1e-12)
+
+
+def _volatility_by_definition(ds, min_boards):
+    """sd over (time, player) of the changes of players graded at both snapshots, as xarray spells it."""
+    mask = metrics.graded_mask(ds, min_boards)
+    both = mask & mask.shift(time=1, fill_value=False)
+    diff = (ds["grade"] - ds["grade"].shift(time=1)).where(both)
+    return diff.std(["time", "player"]), both.sum(["time", "player"])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3), st.integers(1, 6), st.integers(0, 40),
+       st.sampled_from([0, 300, 10**6]))
+@settings(max_examples=60, deadline=None)
+def test_volatility_is_the_sd_of_graded_changes_bit_for_bit(seed, schemes, times, players, min_boards):
+    """Random grades with gaps (NaN), inactive players and boards either side of ``min_boards``; a scheme
+    may have no graded change at all (NaN)."""
+    rng = np.random.default_rng(seed)
+    grade = rng.normal(50, 8, (schemes, times, players)).astype(np.float32)
+    grade[rng.random(grade.shape) < 0.3] = np.nan
+    if schemes > 1:
+        grade[0] = np.nan
+    ds = make_ds(grade, rng.normal(50, 5, (times, players)), rng.integers(0, 3, players),
+                 scheme_names=tuple(f"s{i}" for i in range(schemes)))
+    ds["active"].values[:] = rng.random(ds["active"].shape) < 0.8
+    ds["boards"].values[:] = rng.integers(0, 2 * max(min_boards, 1), ds["boards"].shape)
+    got = metrics.volatility(ds, min_boards)
+    sd, n = _volatility_by_definition(ds, min_boards)
+    assert got["step_sd"].dims == sd.dims and got["step_sd"].dtype == sd.dtype
+    np.testing.assert_array_equal(got["step_sd"].values, sd.values)  # NaN where none counted, equal bits else
+    np.testing.assert_array_equal(got["n"].values, n.values)
+
+
+@given(st.lists(st.one_of(st.integers(-3, 3).map(float), st.floats(-1e6, 1e6, allow_nan=False)), max_size=60))
+@settings(max_examples=200, deadline=None)
+def test_ranks_are_scipys_average_ranks(values):
+    """Ties share the mean of their ranks (0-based here, scipy's are 1-based); spearman is their correlation."""
+    from scipy import stats
+    x = np.asarray(values, float)
+    np.testing.assert_array_equal(metrics._rank(x), stats.rankdata(x, method="average") - 1)
+    if len(x) >= 3 and len(set(values)) > 1:
+        y = np.arange(len(x), dtype=float) % 5
+        want = stats.spearmanr(x, y).statistic
+        assert metrics.spearman(x, y) == pytest.approx(want, abs=1e-12) or (np.isnan(want) and
+                                                                          np.isnan(metrics.spearman(x, y)))

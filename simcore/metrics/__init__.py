@@ -42,10 +42,17 @@ def _rank(x: np.ndarray) -> np.ndarray:
     sx = x[order]
     starts = np.flatnonzero(np.r_[True, sx[1:] != sx[:-1]])
     ends = np.r_[starts[1:], len(x)]
-    for a, b in zip(starts, ends):
-        if b - a > 1:
-            ranks[order[a:b]] = (a + b - 1) / 2
+    tied = ends - starts > 1  # each run of equal values shares the mean of its ranks, (a + b - 1) / 2
+    if tied.any():
+        a, b = starts[tied], ends[tied]
+        ranks[order[_ranges(a, b)]] = np.repeat((a + b - 1) / 2, b - a)
     return ranks
+
+
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The indices of [starts[i], ends[i]) for every i, concatenated."""
+    lengths = ends - starts
+    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
 
 
 def spearman(a: np.ndarray, b: np.ndarray) -> float:
@@ -166,11 +173,35 @@ def aces_eights(ds: xr.Dataset, min_boards: int = 300) -> xr.Dataset:
 
 
 def volatility(ds: xr.Dataset, min_boards: int = 300) -> xr.Dataset:
-    """sd of graded players' grade changes between consecutive snapshots (replicate, scheme)."""
-    mask = graded_mask(ds, min_boards)
-    both = mask & mask.shift(time=1, fill_value=False)
-    diff = (ds["grade"] - ds["grade"].shift(time=1)).where(both)
-    return xr.Dataset({"step_sd": diff.std(["time", "player"]), "n": both.sum(["time", "player"])})
+    """sd of graded players' grade changes between consecutive snapshots (replicate, scheme).
+
+    A change counts where the player is graded at both snapshots.  Computed as ``numpy.nanstd``
+    computes it over (time, player) (its operations on the same float32 values, so the same figures
+    bit for bit), on one array of the changes that holds 0 where none counts: the xarray form shifted,
+    padded and masked copies of the whole (replicate, scheme, time, player) array and nanstd copied
+    it once more to replace its NaNs, 0.5 s of a national decade's summary, after the engine.
+    """
+    dims = ("replicate", "scheme", "time", "player")
+    grade = ds["grade"].transpose(*dims).values
+    ok = (ds["active"] & ds["member"] & (ds["boards"] >= min_boards)).transpose("replicate", "time", "player")
+    graded = ok.values[:, None] & ~np.isnan(grade)
+    both = np.zeros_like(graded)  # graded at a snapshot and the one before
+    np.logical_and(graded[:, :, 1:], graded[:, :, :-1], out=both[:, :, 1:])
+    change = np.zeros(grade.shape, grade.dtype)
+    np.subtract(grade[:, :, 1:], grade[:, :, :-1], out=change[:, :, 1:], where=both[:, :, 1:])
+    axes = (2, 3)
+    n = np.sum(both, axis=axes, dtype=np.intp, keepdims=True)
+    mean = np.sum(change, axis=axes, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):  # no change counted: no figure (NaN, below)
+        np.true_divide(mean, n, out=mean, casting="unsafe")
+        np.subtract(change, mean, out=change, where=both, casting="unsafe")  # nanstd's 0 stays 0 elsewhere
+        np.multiply(change, change, out=change)
+        var = np.sum(change, axis=axes)
+        n = n.reshape(var.shape)
+        np.true_divide(var, n, out=var, casting="unsafe")
+    var[n <= 0] = np.nan
+    coords = {k: c for k, c in ds["grade"].coords.items() if set(c.dims) <= {"replicate", "scheme"}}
+    return xr.Dataset({"step_sd": (dims[:2], np.sqrt(var)), "n": (dims[:2], n)}, coords=coords)
 
 
 ACTIVITY_BINS = (0.0, 0.5, 1.0, 2.0, np.inf)  # sessions a week
