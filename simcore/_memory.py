@@ -6,6 +6,11 @@
   harmless (x86's prefetch never faults).  Issued one unit of work ahead (a
   session's boards, its players), the misses of the next unit overlap the
   work of this one instead of queueing one behind the other.
+  ``prefetch_l2`` / ``prefetch_row_l2`` load the line into the second-level
+  cache only (prefetcht1): for a burst of lines wanted a whole unit of work
+  later (play's next session: ~75 pool lines and ~200 player lines at once),
+  which, brought into the first level, evicted one another and the lines
+  the session being played was using (measured below, ``simulate.play``).
 * ``huge_page_empty(shape, dtype)``: an array on 2 MB pages where the
   system gives them on request (Linux, transparent huge pages in "madvise"
   mode, as on this machine); else ``np.empty``.  A table of several MB read
@@ -29,7 +34,7 @@ from numba.extending import intrinsic
 _HUGE_PAGE = 2 << 20
 
 
-def _prefetch_codegen(context, builder, sig, args):
+def _prefetch_codegen(context, builder, sig, args, locality=3):
     aryty = sig.args[0]
     ary = context.make_array(aryty)(context, builder, args[0])
     ptr = cgutils.get_item_pointer2(context, builder, data=ary.data, shape=cgutils.unpack_tuple(builder, ary.shape),
@@ -39,8 +44,12 @@ def _prefetch_codegen(context, builder, sig, args):
     i32 = ir.IntType(32)
     fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
                                         "llvm.prefetch.p0")
-    builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep in every cache level
+    builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(locality), i32(1)])  # read; 3: every cache level
     return context.get_dummy_value()
+
+
+def _prefetch_l2_codegen(context, builder, sig, args):
+    return _prefetch_codegen(context, builder, sig, args, locality=2)
 
 
 @intrinsic
@@ -55,12 +64,26 @@ def _prefetch_row(typingctx, arr, row, col):
     return types.none(arr, types.intp, types.intp), _prefetch_codegen
 
 
+@intrinsic
+def _prefetch_l2(typingctx, arr, i):
+    """``prefetch`` into the second-level cache, not the first (x86's prefetcht1)."""
+    return types.none(arr, types.intp), _prefetch_l2_codegen
+
+
+@intrinsic
+def _prefetch_row_l2(typingctx, arr, row, col):
+    """``prefetch_row`` into the second-level cache, not the first (x86's prefetcht1)."""
+    return types.none(arr, types.intp, types.intp), _prefetch_l2_codegen
+
+
 def _no_prefetch(arr, *index):
     """``prefetch`` as plain Python (NUMBA_DISABLE_JIT=1): nothing to do."""
 
 
 prefetch = _no_prefetch if numba.config.DISABLE_JIT else _prefetch
 prefetch_row = _no_prefetch if numba.config.DISABLE_JIT else _prefetch_row
+prefetch_l2 = _no_prefetch if numba.config.DISABLE_JIT else _prefetch_l2
+prefetch_row_l2 = _no_prefetch if numba.config.DISABLE_JIT else _prefetch_row_l2
 
 
 def huge_page_empty(shape, dtype) -> np.ndarray:
