@@ -48,32 +48,31 @@ def _prefetch_codegen(context, builder, sig, args, locality=3):
     return context.get_dummy_value()
 
 
-def _prefetch_l2_codegen(context, builder, sig, args):
-    return _prefetch_codegen(context, builder, sig, args, locality=2)
+def _prefetch_intrinsic(name: str, locality: int, dims: int, doc: str):
+    """An intrinsic starting the load of the cache line of ``arr[i]`` (dims 1) or ``arr[row, col]`` (dims 2)
+    with LLVM's locality hint ``locality`` (3: into every cache level; 2: the second level and below)."""
+    def codegen(context, builder, sig, args):
+        return _prefetch_codegen(context, builder, sig, args, locality)
+
+    if dims == 1:
+        def typer(typingctx, arr, i):
+            return types.none(arr, types.intp), codegen
+    else:
+        def typer(typingctx, arr, row, col):
+            return types.none(arr, types.intp, types.intp), codegen
+
+    typer.__name__ = typer.__qualname__ = name  # numba names the intrinsic after its function
+    typer.__doc__ = doc
+    return intrinsic(typer)
 
 
-@intrinsic
-def _prefetch(typingctx, arr, i):
-    """Start loading the cache line of ``arr[i]`` (a 1-D array)."""
-    return types.none(arr, types.intp), _prefetch_codegen
-
-
-@intrinsic
-def _prefetch_row(typingctx, arr, row, col):
-    """Start loading the cache line of ``arr[row, col]`` (a 2-D array)."""
-    return types.none(arr, types.intp, types.intp), _prefetch_codegen
-
-
-@intrinsic
-def _prefetch_l2(typingctx, arr, i):
-    """``prefetch`` into the second-level cache, not the first (x86's prefetcht1)."""
-    return types.none(arr, types.intp), _prefetch_l2_codegen
-
-
-@intrinsic
-def _prefetch_row_l2(typingctx, arr, row, col):
-    """``prefetch_row`` into the second-level cache, not the first (x86's prefetcht1)."""
-    return types.none(arr, types.intp, types.intp), _prefetch_l2_codegen
+_prefetch = _prefetch_intrinsic("_prefetch", 3, 1, "Start loading the cache line of ``arr[i]`` (a 1-D array).")
+_prefetch_row = _prefetch_intrinsic("_prefetch_row", 3, 2,
+                                    "Start loading the cache line of ``arr[row, col]`` (a 2-D array).")
+_prefetch_l2 = _prefetch_intrinsic("_prefetch_l2", 2, 1,
+                                   "``prefetch`` into the second-level cache, not the first (x86's prefetcht1).")
+_prefetch_row_l2 = _prefetch_intrinsic("_prefetch_row_l2", 2, 2,
+                                       "``prefetch_row`` into the second-level cache, not the first (prefetcht1).")
 
 
 def _no_prefetch(arr, *index):
