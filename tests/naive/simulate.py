@@ -8,6 +8,12 @@ from .rng import SplitMix64
 PLAY_SALT = 7
 
 
+def _python(kernel):
+    """A kernel's plain-Python function (the function itself under NUMBA_DISABLE_JIT=1, where it has no
+    dispatcher): the twin must not run the code it checks."""
+    return getattr(kernel, "py_func", kernel)
+
+
 def play_session(key, index, boards, pairs, bonus, rows, t_row, form_sd, model, scores, thresholds, n_deals,
                  offset=None):
     """One session from its rows: ([(round, board, table, ns players, ew players, NS score)], {player: (boards, IMPs)}).
@@ -21,7 +27,7 @@ def play_session(key, index, boards, pairs, bonus, rows, t_row, form_sd, model, 
     strength = []
     for (a, b), bon in zip(pairs, bonus):
         # the kernel's normal draw: the inverse normal CDF of one uniform
-        strength.append(0.5 * (t_row[a] + t_row[b]) + bon + form_sd * normal_quantile.py_func(rs.uniform()))
+        strength.append(0.5 * (t_row[a] + t_row[b]) + bon + form_sd * _python(normal_quantile)(rs.uniform()))
     field = sum(t_row[a] + t_row[b] for a, b in pairs) / (2.0 * len(pairs))
     sigma = field_sigma(field, model.sigma_slope, model.sigma_floor)
     codes = {board: deal_board(n_deals, board_vulnerability(board), rs) for board in range(1, boards + 1)}
@@ -56,7 +62,7 @@ def play_swiss_session(key, index, teams, imps_scoring, rounds, bpr, pairs, bonu
     from .scoring import imps
 
     rs = SplitMix64(key, PLAY_SALT, index)
-    strength = [0.5 * (t_row[a] + t_row[b]) + bon + form_sd * normal_quantile.py_func(rs.uniform())
+    strength = [0.5 * (t_row[a] + t_row[b]) + bon + form_sd * _python(normal_quantile)(rs.uniform())
                 for (a, b), bon in zip(pairs, bonus)]
     field = sum(t_row[a] + t_row[b] for a, b in pairs) / (2.0 * len(pairs))
     sigma = field_sigma(field, model.sigma_slope, model.sigma_floor)
@@ -104,17 +110,17 @@ def play_swiss_session(key, index, teams, imps_scoring, rounds, bpr, pairs, bonu
                 for m in range(len(matches)):
                     margin[m] += imps(sc[2 * m] - sc[2 * m + 1])
             elif imps_scoring:
-                board_butler.py_func(np.array(sc, np.int32), trim, value)
+                _python(board_butler)(np.array(sc, np.int32), trim, value)
                 for m in range(len(matches)):
                     margin[m] += value[m]
             else:
-                board_matchpoints.py_func(np.array(sc, np.int32), len(sc), False, value)
+                _python(board_matchpoints)(np.array(sc, np.int32), len(sc), False, value)
                 for m in range(len(matches)):
                     margin[m] += value[m] / bpr
         for m, (x, y) in enumerate(matches):
             played[x][y] = played[y][x] = True
             if teams or imps_scoring:
-                vp = victory_points.py_func(margin[m], bpr)
+                vp = _python(victory_points)(margin[m], bpr)
                 points[x] += vp
                 points[y] += 20.0 - vp
             else:
