@@ -37,22 +37,14 @@ NEAR_EXCLUSIVE = 2  # world.PARTNERSHIP_TYPES code
 def _rank(x: np.ndarray) -> np.ndarray:
     """Average ranks (ties share their mean rank), for a 1-D array."""
     order = np.argsort(x, kind="mergesort")
-    ranks = np.empty(len(x))
-    ranks[order] = np.arange(len(x))
     sx = x[order]
-    starts = np.flatnonzero(np.r_[True, sx[1:] != sx[:-1]])
+    first = np.r_[True, sx[1:] != sx[:-1]]  # where each run of equal values starts, in sorted order
+    starts = np.flatnonzero(first)
     ends = np.r_[starts[1:], len(x)]
-    tied = ends - starts > 1  # each run of equal values shares the mean of its ranks, (a + b - 1) / 2
-    if tied.any():
-        a, b = starts[tied], ends[tied]
-        ranks[order[_ranges(a, b)]] = np.repeat((a + b - 1) / 2, b - a)
+    ranks = np.empty(len(x))
+    # a run [a, b) shares the mean of its ranks, (a + b - 1) / 2: a value alone keeps its own, a
+    ranks[order] = ((starts + ends - 1) / 2)[np.cumsum(first) - 1]
     return ranks
-
-
-def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The indices of [starts[i], ends[i]) for every i, concatenated."""
-    lengths = ends - starts
-    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
 
 
 def spearman(a: np.ndarray, b: np.ndarray) -> float:
