@@ -146,9 +146,10 @@ def test_compiling_jobs_in_the_run_leaves_its_results_unchanged(monkeypatch, tmp
     xr.testing.assert_identical(plain, stolen)
 
 
-def test_the_child_freezes_its_objects_before_it_shuts_down(tmp_path):
-    # the run waits for the child to end: its shutdown's garbage collections are skipped (warmup's
-    # __main__); every job already taken, so the child compiles nothing here
+def test_the_child_compiles_with_the_collector_off_and_freezes_its_objects_before_it_shuts_down(tmp_path):
+    # the run waits for the child to end: its shutdown's garbage collections are skipped, and it compiles
+    # with the collector off, as the run does (warmup's __main__); every job already taken, so the child
+    # compiles nothing here
     import subprocess
     import sys
     labels = ["ngs", "ppi"]
@@ -156,9 +157,10 @@ def test_the_child_freezes_its_objects_before_it_shuts_down(tmp_path):
         assert warmup.take(tmp_path, i)
     code = f"""
 import atexit, gc, runpy, sys
-atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count()))
+atexit.register(lambda: print("collector on:", gc.isenabled(), "frozen at exit:", gc.get_freeze_count()))
 sys.argv = ["warmup", {str(tmp_path)!r}, *{labels!r}]
 runpy.run_module("simcore.engine.warmup", run_name="__main__")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert int(done.stdout.rsplit("frozen at exit:", 1)[1]) > 1000, done.stdout
+    assert "collector on: False" in done.stdout
