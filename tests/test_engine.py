@@ -335,3 +335,35 @@ def test_the_garbage_collector_is_on_again_after_a_run(traced, monkeypatch):
     with pytest.raises(RuntimeError, match="stop"):
         eng.run()
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("processes", [False, True])
+def test_every_snapshot_cell_is_written_by_the_run(monkeypatch, processes):
+    # the snapshot arrays are not filled before the run (Engine._outputs): on arrays whose bytes start
+    # all 0x55 or all 0xAA (any value, False and True alike) the Dataset must come out the same
+    from simcore.engine import processes as procs
+    if processes:
+        _warm_run()
+    made = []
+
+    def marked(allocate, byte):
+        def empty(shape, dtype):
+            out = allocate(shape, dtype)
+            out.view(np.uint8).reshape(-1)[:] = byte
+            made.append(out.nbytes)
+            return out
+        return empty
+
+    args = dict(schemes=SCHEMES + ",ngs(gain=1)", replicates=2, years=0.2, seed=11, threads=2 if processes else 1,
+                session_stats=True)
+    runs = []
+    for byte in (0x55, 0xAA):
+        monkeypatch.setattr(engine, "_output_array", marked(np.empty, byte))
+        monkeypatch.setattr(procs, "shared_empty", marked(procs.shared_empty, byte))
+        eng = engine.Engine("default", **args)
+        runs.append(eng.run())
+        assert eng.workers == (2 if processes else 1)
+        monkeypatch.undo()
+    assert made  # the marked allocator made the outputs
+    xr.testing.assert_identical(runs[0], runs[1])
+    assert not np.isnan(runs[0]["true_strength"].values).any()

@@ -123,6 +123,11 @@ def chunk_weeks(world: World, snapshot: str) -> list[tuple[int, int]]:
     return out
 
 
+# the threads' snapshot arrays (``Engine._outputs``): every cell is written by the run (a test swaps in a
+# marker-filled allocator)
+_output_array = np.empty
+
+
 # --- replicate state -----------------------------------------------------------------
 
 @dataclass
@@ -389,7 +394,7 @@ class Engine:
             return self._run_processes(keys, workers)
         with TaskPool(self.threads) as pool:
             reps = self._build_replicates(pool, keys, range(self.replicates))
-            out = self._outputs(reps[0].world, np.full)
+            out = self._outputs(reps[0].world, _output_array)
             self._run_chunks(pool, reps, out)
         return self._dataset(out, [player_labels(rep.world) for rep in reps.values()])
 
@@ -413,7 +418,7 @@ class Engine:
         when a worker's share ends."""
         processes.ready(workers)
         world0 = build_world(self.scenario, keys[0])
-        out = self._outputs(world0, processes.shared_full)
+        out = self._outputs(world0, processes.shared_empty)
         groups = [list(range(i, self.replicates, workers)) for i in range(workers)]
         # the last share is this process's: a smallest one (it builds the Dataset after), replicate 0's if
         # the shares are even (its world is world 0)
@@ -495,10 +500,16 @@ class Engine:
         state = {k: v for k, v in vars(self).items() if k not in ("_progress", "_compile_watch", "_warmup")}
         return {**state, "trace_rows": [], "graded": {}}
 
-    def _outputs(self, world0: World, full) -> dict:
-        """The run's calendar chunks and its snapshot arrays, from ``full(shape, fill, dtype)`` (``np.full``;
-        ``processes.shared_full`` for worker processes): grade (R, V, T, P), truth, active, boards
-        (R, T, P), each extra's int8 codes (R, variants publishing it, T, P); fr18 (filled as it comes)."""
+    def _outputs(self, world0: World, empty) -> dict:
+        """The run's calendar chunks and its snapshot arrays, from ``empty(shape, dtype)`` (``np.empty``;
+        ``processes.shared_empty`` for worker processes): grade (R, V, T, P), truth, active, boards
+        (R, T, P), each extra's int8 codes (R, variants publishing it, T, P); fr18 (filled as it comes).
+
+        Not filled: the run writes every cell, a whole (replicate, chunk) row of truth, active and boards
+        when the chunk is scored and a whole (replicate, variant, chunk) row of grade and of the variant's
+        extras when it is graded (``_run_chunks``; a test runs on arrays filled with a marker and finds
+        none left).  A national decade's 0.3 GB were filled before the first chunk, with the second core
+        idle, and written again by the snapshots."""
         chunks = chunk_weeks(world0, self.scenario.calendar.snapshot)
         n_t, P, V, R = len(chunks), world0.n_players, len(self.variants), self.replicates
         days = [world0.start_day + 7 * stop for _, stop in chunks]
@@ -506,10 +517,10 @@ class Engine:
         # for the others is laid out at the end, once the schemes' state is freed: 4x less at national scale)
         extra_rows = _extra_rows(self.variants)
         return {"chunks": chunks, "days": days, "times": np.array(days, "datetime64[D]"),
-                "grade": full((R, V, n_t, P), np.nan, np.float32), "truth": full((R, n_t, P), 0, np.float32),
-                "active": full((R, n_t, P), False, bool), "boards": full((R, n_t, P), 0, np.int32),
+                "grade": empty((R, V, n_t, P), np.float32), "truth": empty((R, n_t, P), np.float32),
+                "active": empty((R, n_t, P), bool), "boards": empty((R, n_t, P), np.int32),
                 "extra_rows": extra_rows,
-                "extras": {name: full((R, len(rows), n_t, P), -1, np.int8) for name, rows in extra_rows.items()},
+                "extras": {name: empty((R, len(rows), n_t, P), np.int8) for name, rows in extra_rows.items()},
                 "fr18": {}}
 
     def _dataset(self, out: dict, players: list):
