@@ -164,3 +164,24 @@ runpy.run_module("simcore.engine.warmup", run_name="__main__")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert int(done.stdout.rsplit("frozen at exit:", 1)[1]) > 1000, done.stdout
     assert "collector on: False" in done.stdout
+
+
+def test_the_child_imports_the_runs_simcore_whatever_the_working_folder(monkeypatch, tmp_path):
+    # the ``simcore`` command imports the installed copy, and ``python -m`` puts the working folder first
+    # on the child's path: run in a clone, the child imported the clone's copy, whose kernels numba caches
+    # under other names, and the run compiled everything again (warmup.start)
+    decoy = tmp_path / "clone" / "simcore" / "engine"
+    decoy.mkdir(parents=True)
+    (decoy.parent / "__init__.py").write_text("")
+    (decoy / "__init__.py").write_text("")
+    (decoy / "warmup.py").write_text(f"open({str(tmp_path / 'decoy ran')!r}, 'w').close()\n")
+    monkeypatch.chdir(decoy.parent.parent)
+    monkeypatch.delenv("SIMCORE_NO_WARMUP", raising=False)
+    monkeypatch.setattr(warmup, "_cores", lambda: 2)
+    monkeypatch.setattr(warmup, "marker_path", lambda: tmp_path / "marker")
+    child = warmup.start(["no-such-scheme"])
+    assert child is not None
+    child.proc.wait()
+    assert not (tmp_path / "decoy ran").exists()
+    assert "no-such-scheme" in (tmp_path / "marker.log").read_text()  # the real child ran the jobs
+    child.wait()
