@@ -17,8 +17,8 @@ per-round new/old ratios:
 * ``warm``: ``simcore run --years 0.1 --no-figures`` with the kernels cached
   (wall, and its overhead: wall minus the engine seconds the run reports);
 * ``cold``: a fresh clone of each tree, a fresh venv, ``pip install .``, then
-  ``simcore run --years 0.1 --no-figures`` with an empty kernel cache (the
-  install is not timed).
+  ``simcore run --years 0.1 --no-figures`` in the clone with an empty kernel
+  cache (the install is not timed).
 
 Each side runs with ``PYTHONPATH`` set to its tree (``cold`` in its own venv);
 each tree's kernel cache is warmed first.  Nothing here changes a result.
@@ -91,7 +91,8 @@ def measure(target: str, tree: str, tmp: str) -> dict:
 
 def _cold(tree: str, tmp: str) -> dict:
     """A fresh clone of ``tree``'s commit and working changes, a fresh venv and ``pip install .`` (not timed),
-    then the first run with an empty kernel cache (timed)."""
+    then the first run with an empty kernel cache (timed), in the clone, where a new user runs it (there the
+    installed command's warm-up child imported the clone's copy before f11c8f0)."""
     clone = os.path.join(tmp, "clone")
     shutil.rmtree(clone, ignore_errors=True)
     subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", tree, clone], check=True)
@@ -107,7 +108,7 @@ def _cold(tree: str, tmp: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR")}
     t0 = time.perf_counter()
     p = subprocess.run([os.path.join(venv, "bin", "simcore"), "run", "--years", "0.1", "--no-figures",
-                        "--no-progress", "--overwrite", "--outdir", os.path.join(tmp, "cold-out")], cwd=tmp,
+                        "--no-progress", "--overwrite", "--outdir", os.path.join(tmp, "cold-out")], cwd=clone,
                        capture_output=True, text=True, env=dict(env, SIMCORE_CACHE_DIR=cache))
     wall = time.perf_counter() - t0
     if p.returncode:
