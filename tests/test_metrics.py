@@ -249,3 +249,11 @@ def test_ranks_are_scipys_average_ranks(values):
         want = stats.spearmanr(x, y).statistic
         assert metrics.spearman(x, y) == pytest.approx(want, abs=1e-12) or (np.isnan(want) and
                                                                           np.isnan(metrics.spearman(x, y)))
+
+
+def test_volatility_of_no_snapshot_is_no_figure():
+    rng = np.random.default_rng(3)
+    ds = make_ds(rng.normal(50, 8, (2, 3, 5)).astype(np.float32), rng.normal(50, 5, (3, 5)), rng.integers(0, 3, 5),
+                 scheme_names=("a", "b")).isel(time=slice(0, 0))
+    got = metrics.volatility(ds, 0)
+    assert (got["n"].values == 0).all() and np.isnan(got["step_sd"].values).all()

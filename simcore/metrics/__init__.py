@@ -215,6 +215,8 @@ def _counted_changes(grade, ok, change, n, mean=None) -> None:
         np.logical_not(out, out=out)
         np.logical_and(out, ok[:, None, t], out=out)
 
+    if grade.shape[2] == 0:  # no snapshot, no change
+        return
     graded(0, before)
     change[:, :, 0] = 0  # no change counted at the first snapshot
     for t in range(1, grade.shape[2]):
