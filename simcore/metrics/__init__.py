@@ -57,9 +57,14 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(ra, rb)[0, 1])
 
 
+def _eligible(ds: xr.Dataset, min_boards: int) -> xr.DataArray:
+    """(replicate, time, player): active members with enough boards (graded where they have a grade too)."""
+    return ds["active"] & ds["member"] & (ds["boards"] >= min_boards)
+
+
 def graded_mask(ds: xr.Dataset, min_boards: int = 300) -> xr.DataArray:
     """(replicate, scheme, time, player): active members with enough boards and a grade."""
-    mask = ds["active"] & ds["member"] & (ds["boards"] >= min_boards) & ds["grade"].notnull()
+    mask = _eligible(ds, min_boards) & ds["grade"].notnull()
     return mask.transpose(*ds["grade"].dims)
 
 
@@ -181,7 +186,7 @@ def volatility(ds: xr.Dataset, min_boards: int = 300) -> xr.Dataset:
     """
     dims = ("replicate", "scheme", "time", "player")
     grade = ds["grade"].transpose(*dims).values
-    ok = (ds["active"] & ds["member"] & (ds["boards"] >= min_boards)).transpose("replicate", "time", "player").values
+    ok = _eligible(ds, min_boards).transpose("replicate", "time", "player").values
     change = np.empty(grade.shape, grade.dtype)
     n = np.zeros(grade.shape[:2] + (1, 1), np.intp)
     _counted_changes(grade, ok, change, n)
@@ -204,6 +209,8 @@ def _counted_changes(grade, ok, change, n, mean=None) -> None:
     grade at t - 1 where the player is graded at both (``ok`` and not NaN), else 0 (t = 0: 0); with
     ``mean`` (R, V, 1, 1), ``change - mean`` where counted, else 0, instead.  ``n`` (R, V, 1, 1), unless
     None, gets the changes counted added."""
+    if grade.shape[2] == 0:  # no snapshot, no change
+        return
     bits = f"u{grade.dtype.itemsize}"
     shape = grade.shape[:2] + grade.shape[3:]  # (R, V, P): one snapshot
     mask = np.empty(shape, bits)  # all ones where a change counts, else 0
@@ -215,8 +222,6 @@ def _counted_changes(grade, ok, change, n, mean=None) -> None:
         np.logical_not(out, out=out)
         np.logical_and(out, ok[:, None, t], out=out)
 
-    if grade.shape[2] == 0:  # no snapshot, no change
-        return
     graded(0, before)
     change[:, :, 0] = 0  # no change counted at the first snapshot
     for t in range(1, grade.shape[2]):
