@@ -52,9 +52,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _command_of(argv: list[str]) -> str | None:
+    """The subcommand named in ``argv``: its first word that is not an option (None: none)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    command = next((a for a in argv if not a.startswith("-")), None)
+    command = _command_of(argv)
     if command not in SUBCOMMANDS:
         # only top-level help or an unknown command: no module imports needed
         parser = build_parser(only="")
@@ -107,7 +112,7 @@ def command() -> int:
     """
     atexit.register(gc.freeze)
     argv = sys.argv[1:]
-    if next((a for a in argv if not a.startswith("-")), None) in COLLECTOR_OFF:
+    if _command_of(argv) in COLLECTOR_OFF:
         gc.disable()
     return main(argv)
 
