@@ -1,6 +1,6 @@
 """The Python between the kernels on the bench workload, old tree against new (issue 18), on a loaded machine.
 
-    python -m experiments.glue_time [--reps N] [--rounds K] [--old TREE] [--new TREE]
+    python -m experiments.glue_time [--reps N] [--rounds K] [--old TREE] [--new TREE] [--by-kernel]
 
 The bench workload (``default``, the bench schemes, 2 replicates x 2 years,
 one thread, seed 2026: 48 chunks) is run ``reps`` times in a fresh process
@@ -17,6 +17,11 @@ machine drift: compare the minima and the ratio new/old, and say the machine
 was loaded).  Each child also prints a digest of the run's Dataset: the two
 trees must print the same one (the glue is not allowed to change a result).
 With one tree (``--new`` omitted) it times that tree alone.
+
+``--by-kernel`` also prints, for each side, every kernel's ns per
+player-board in the fastest run (a kernel's calls from Python summed, each
+``simcore`` dispatcher under its module's name: ``play.play_sessions``),
+largest first: where the kernels' time goes.
 """
 
 from __future__ import annotations
@@ -34,22 +39,23 @@ from simcore.engine import Engine
 from simcore.bench.pipeline import BENCH_SCHEMES
 
 reps = int(sys.argv[1])
+by_kernel = sys.argv[2] == "1"
 Engine("default", BENCH_SCHEMES, 1, 4 / 52, 1, threads=1).run()
 ds = Engine("default", BENCH_SCHEMES, 2, 2.0, 2026, threads=1).run()
 digest = hashlib.sha256()
 for name in sorted(ds.data_vars):
     digest.update(name.encode())
     digest.update(np.ascontiguousarray(ds[name].values).tobytes())
-spent = [0.0]
+spent = {}  # kernel name -> process CPU (s) of its calls from Python in this run
 
 
-def timed(kernel):
+def timed(kernel, name):
     def call(*args, **kwargs):
         t0 = time.process_time()
         try:
             return kernel(*args, **kwargs)
         finally:
-            spent[0] += time.process_time() - t0
+            spent[name] = spent.get(name, 0.0) + time.process_time() - t0
     return call
 
 
@@ -58,31 +64,40 @@ for mod_name, mod in list(sys.modules.items()):
     if mod_name.startswith("simcore") and mod is not None:
         for attr, value in list(vars(mod).items()):
             if isinstance(value, numba.core.dispatcher.Dispatcher):
-                setattr(mod, attr, wrapped.setdefault(id(value), timed(value)))
-best = None
+                name = value.py_func.__module__.rsplit(".", 1)[-1] + "." + value.py_func.__name__
+                setattr(mod, attr, wrapped.setdefault(id(value), timed(value, name)))
+best, fastest = None, None
 for _ in range(reps):
-    spent[0] = 0.0
+    spent.clear()
     engine = Engine("default", BENCH_SCHEMES, 2, 2.0, 2026, threads=1)
     c0 = time.process_time()
     engine.run()
     cpu = time.process_time() - c0
-    row = (cpu, spent[0], cpu - spent[0])
+    kernels = sum(spent.values())
+    row = (cpu, kernels, cpu - kernels)
     best = row if best is None else tuple(min(a, b) for a, b in zip(best, row))
+    if fastest is None or cpu < fastest[0]:
+        fastest = (cpu, dict(spent))
 pb = engine.player_boards
 cpu, kernels, glue = best
+if by_kernel:
+    ranked = sorted(fastest[1].items(), key=lambda kv: -kv[1])
+    print("by kernel (ns per player-board, fastest run): "
+          + ", ".join(f"{name} {t * 1e9 / pb:.2f}" for name, t in ranked))
 print(f"cpu {cpu * 1e3:.1f} ms ({cpu * 1e9 / pb:.2f} ns per player-board)  kernels {kernels * 1e3:.1f} ms  "
       f"glue {glue * 1e3:.1f} ms ({glue * 1e3 / 48:.2f} ms per chunk, {glue * 1e9 / pb:.2f} ns per player-board)  "
       f"digest {digest.hexdigest()[:16]}")
 '''
 
 
-def _side(tree: str, reps: int) -> str:
+def _side(tree: str, reps: int, by_kernel: bool = False) -> str:
+    """The child's report: its figures line, after its by-kernel line when ``by_kernel``."""
     env = dict(os.environ, PYTHONPATH=tree)
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(reps)], cwd=tree, env=env, capture_output=True,
-                         text=True)
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(reps), "1" if by_kernel else "0"], cwd=tree, env=env,
+                         capture_output=True, text=True)
     if out.returncode:
         raise SystemExit(f"{tree}: the child failed\n{out.stderr[-2000:]}")
-    return out.stdout.strip().splitlines()[-1]
+    return "\n".join(out.stdout.strip().splitlines()[-(2 if by_kernel else 1):])
 
 
 def main(argv=None) -> None:
@@ -92,6 +107,7 @@ def main(argv=None) -> None:
     ap.add_argument("--rounds", type=int, default=3, help="children per tree, alternating")
     ap.add_argument("--old", default=here, help="the tree timed first (default: this one)")
     ap.add_argument("--new", default=None, help="the tree compared with it")
+    ap.add_argument("--by-kernel", action="store_true", help="also each kernel's ns per player-board")
     a = ap.parse_args(argv)
     if a.reps < 1 or a.rounds < 1:
         raise SystemExit(f"--reps and --rounds must be >= 1, got {a.reps} and {a.rounds}")
@@ -101,7 +117,7 @@ def main(argv=None) -> None:
     sides = [("old", a.old)] + ([("new", a.new)] if a.new else [])
     for _ in range(a.rounds):
         for label, tree in sides:
-            print(f"{label}  {_side(tree, a.reps)}", flush=True)
+            print(f"{label}  {_side(tree, a.reps, a.by_kernel)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -75,3 +75,24 @@ def test_sensitivity_smoke_writes_curves_with_intervals_and_conclusions(tmp_path
     assert "What holds and what flips" in report and "the defaults" in report
     assert "not ranked" in report  # the card-play scheme is marked
     assert (out / "sensitivity.png").stat().st_size > 0
+
+
+def test_glue_time_by_kernel_adds_up_to_the_kernels_total():
+    """experiments.glue_time --by-kernel: each kernel's share of one run, largest first, summing to its kernel time."""
+    import os
+    import re
+
+    from experiments.glue_time import _side
+    tree = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    by_kernel, figures = _side(tree, 1, by_kernel=True).splitlines()
+    shares = [(name, float(ns)) for name, ns in re.findall(r"(\w+\.\w+) (\d+\.\d+)", by_kernel.split(":", 1)[1])]
+    names = [name for name, _ in shares]
+    assert {"play.play_sessions", "session._score_session_pairs", "ngs._apply_kernel",
+            "ppi._rate_sessions"} <= set(names)
+    assert len(names) == len(set(names))
+    ns = [v for _, v in shares]
+    assert ns == sorted(ns, reverse=True)
+    cpu_ms, cpu_ns, kernels_ms = map(float, re.match(r"cpu (\S+) ms \((\S+) ns per player-board\)  kernels (\S+) ms",
+                                                     figures).groups())
+    kernels_ns = kernels_ms / cpu_ms * cpu_ns  # one run: the shares are of the same run as the total
+    assert abs(sum(ns) - kernels_ns) <= 0.01 * len(ns) + 0.01
