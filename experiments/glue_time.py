@@ -20,7 +20,7 @@ With one tree (``--new`` omitted) it times that tree alone.
 
 ``--by-kernel`` also prints, for each side, every kernel's ns per
 player-board in the fastest run (a kernel's calls from Python summed, each
-``simcore`` dispatcher under its module's name: ``play.play_sessions``),
+``simcore`` dispatcher under its module's path: ``simulate.play.play_sessions``),
 largest first: where the kernels' time goes.
 """
 
@@ -64,7 +64,7 @@ for mod_name, mod in list(sys.modules.items()):
     if mod_name.startswith("simcore") and mod is not None:
         for attr, value in list(vars(mod).items()):
             if isinstance(value, numba.core.dispatcher.Dispatcher):
-                name = value.py_func.__module__.rsplit(".", 1)[-1] + "." + value.py_func.__name__
+                name = value.py_func.__module__.removeprefix("simcore.") + "." + value.py_func.__name__
                 setattr(mod, attr, wrapped.setdefault(id(value), timed(value, name)))
 best, fastest = None, None
 for _ in range(reps):

@@ -85,10 +85,10 @@ def test_glue_time_by_kernel_adds_up_to_the_kernels_total():
     from experiments.glue_time import _side
     tree = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     by_kernel, figures = _side(tree, 1, by_kernel=True).splitlines()
-    shares = [(name, float(ns)) for name, ns in re.findall(r"(\w+\.\w+) (\d+\.\d+)", by_kernel.split(":", 1)[1])]
+    shares = [(name, float(ns)) for name, ns in re.findall(r"([\w.]+) (\d+\.\d+)", by_kernel.split(":", 1)[1])]
     names = [name for name, _ in shares]
-    assert {"play.play_sessions", "session._score_session_pairs", "ngs._apply_kernel",
-            "ppi._rate_sessions"} <= set(names)
+    assert {"simulate.play.play_sessions", "scoring.session._score_session_pairs", "schemes.ngs._apply_kernel",
+            "schemes.ppi._rate_sessions"} <= set(names)
     assert len(names) == len(set(names))
     ns = [v for _, v in shares]
     assert ns == sorted(ns, reverse=True)
